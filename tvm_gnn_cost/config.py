@@ -1,0 +1,90 @@
+"""Configuration of the featurizer, the GNN and its trainer, as plain dataclasses.
+
+Every setting has a default that just runs; pass a changed copy to override,
+for example ``TrainerConfig(loss="pairwise", max_epochs=50)``.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Dict, Type, TypeVar
+
+T = TypeVar("T")
+
+#: Bump when the node features change meaning; checkpoints of another schema are refused.
+FEATURE_SCHEMA_VERSION = 1
+
+LOSSES = ("pairwise", "mse", "pairwise+mse", "lambdarank")
+
+
+@dataclass
+class FeaturizerConfig:
+    """How a scheduled program becomes a graph."""
+
+    max_loops: int = 8  # own loops encoded one by one, innermost first
+    max_structures_per_task: int = 256  # cached stage structures kept per task
+
+
+@dataclass
+class ModelConfig:
+    """Shape of the GNN."""
+
+    hidden: int = 64  # width of node embeddings
+    layers: int = 3  # graph convolutions along the data flow, each with a residual
+    readout_hidden: int = 64  # width of the MLP after the sum/max readout
+    dropout: float = 0.0
+
+
+@dataclass
+class TrainerConfig:
+    """Online training: labels, loss, and how much work one ``update`` may do."""
+
+    loss: str = "pairwise+mse"  # one of LOSSES; chosen by benchmarks/bench_loss.py
+    lr: float = 2e-3
+    weight_decay: float = 1e-5
+    batch_size: int = 256  # graphs per step
+    max_epochs: int = 40  # passes over the history per update, at most
+    max_steps: int = 200  # optimizer steps per update, at most
+    max_update_seconds: float = 6.0  # wall-clock cap of one update's training
+    num_warmup_sample: int = 16  # measured records before the model is trusted
+    max_history: int = 200_000  # records kept for training; the oldest go first
+    pairs_per_graph: int = 8  # sampled same-task pairs per graph for ranking losses
+    seed: int = 0
+
+
+def config_to_dict(cfg: Any) -> Dict[str, Any]:
+    """A JSON-friendly copy of a config dataclass."""
+    return asdict(cfg)
+
+
+def config_from_dict(cls: Type[T], data: Dict[str, Any]) -> T:
+    """Rebuild a config, refusing unknown keys with a clear message."""
+    known = {f.name for f in fields(cls)}
+    unknown = set(data) - known
+    if unknown:
+        raise ValueError(
+            f"unknown {cls.__name__} settings {sorted(unknown)}; known: {sorted(known)}. "
+            "Was the file written by a newer tvm_gnn_cost?"
+        )
+    return cls(**data)
+
+
+def check_trainer_config(cfg: TrainerConfig) -> None:
+    """Raise ``ValueError`` on a setting that cannot work."""
+    if cfg.loss not in LOSSES:
+        raise ValueError(f"TrainerConfig.loss={cfg.loss!r} is unknown; use one of {LOSSES}")
+    if cfg.batch_size < 2 or cfg.max_steps < 1 or cfg.max_epochs < 1:
+        raise ValueError("TrainerConfig needs batch_size >= 2, max_steps >= 1, max_epochs >= 1")
+    if cfg.lr <= 0:
+        raise ValueError(f"TrainerConfig.lr must be positive, got {cfg.lr}")
+
+
+__all__ = [
+    "FEATURE_SCHEMA_VERSION",
+    "LOSSES",
+    "FeaturizerConfig",
+    "ModelConfig",
+    "TrainerConfig",
+    "config_to_dict",
+    "config_from_dict",
+    "check_trainer_config",
+]

@@ -1,0 +1,71 @@
+"""Training losses over a batch of programs from one or more tasks.
+
+All take raw scores ``r`` (B,), labels ``y`` (B,) = normalized throughput in
+[0, 1] (0 for failed programs) and task ids ``group`` (B,); ranking terms only
+compare programs of the same task.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+
+def score_from_raw(r: torch.Tensor) -> torch.Tensor:
+    """Positive, monotone score the search sees; trained towards ``y`` by the MSE term."""
+    return F.softplus(r)
+
+
+def _pairs(y: torch.Tensor, group: torch.Tensor):
+    same = group[:, None] == group[None, :]
+    better = y[:, None] > y[None, :]  # i faster than j
+    return same & better
+
+
+def pairwise_loss(r: torch.Tensor, y: torch.Tensor, group: torch.Tensor) -> torch.Tensor:
+    """RankNet: logistic loss on every ordered same-task pair."""
+    mask = _pairs(y, group)
+    if not mask.any():
+        return r.sum() * 0.0
+    diff = r[:, None] - r[None, :]
+    return F.softplus(-diff[mask]).mean()
+
+
+def lambdarank_loss(r: torch.Tensor, y: torch.Tensor, group: torch.Tensor) -> torch.Tensor:
+    """Pairwise logistic loss weighted by each pair's |delta NDCG| within its task.
+
+    Positions come from the current scores among the batch's programs of
+    the same task; gains are the labels.
+    """
+    mask = _pairs(y, group)
+    if not mask.any():
+        return r.sum() * 0.0
+    with torch.no_grad():
+        same = group[:, None] == group[None, :]
+        # rank of i among its task's programs by current score (0 = best)
+        rank = ((r[None, :] > r[:, None]) & same).sum(1).float()
+        disc = 1.0 / torch.log2(rank + 2.0)
+        ideal = ((y[None, :] > y[:, None]) & same).sum(1).float()
+        idcg = torch.zeros_like(y).index_add_(0, group, y / torch.log2(ideal + 2.0))[group]
+        gain = y / idcg.clamp_min(1e-9)
+        delta = (gain[:, None] - gain[None, :]).abs() * (disc[:, None] - disc[None, :]).abs()
+    diff = r[:, None] - r[None, :]
+    w = delta[mask]
+    return (w * F.softplus(-diff[mask])).sum() / w.sum().clamp_min(1e-9)
+
+
+def mse_loss(r: torch.Tensor, y: torch.Tensor, group: torch.Tensor) -> torch.Tensor:
+    """Squared error of the positive score against normalized throughput."""
+    return F.mse_loss(score_from_raw(r), y)
+
+
+def make_loss(name: str):
+    """The loss function for a ``TrainerConfig.loss`` name."""
+    if name == "pairwise":
+        return pairwise_loss
+    if name == "lambdarank":
+        return lambdarank_loss
+    if name == "mse":
+        return mse_loss
+    if name == "pairwise+mse":
+        return lambda r, y, g: pairwise_loss(r, y, g) + mse_loss(r, y, g)
+    raise ValueError(f"unknown loss {name!r}; use pairwise, lambdarank, mse or pairwise+mse")

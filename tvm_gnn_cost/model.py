@@ -1,0 +1,57 @@
+"""The GNN: node encoder, data-flow convolutions, graph readout, one score."""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from .config import ModelConfig
+from .conv import DataFlowConv
+from .graph import GraphBatch
+
+
+class ProgramGNN(nn.Module):
+    """Scores a scheduled program from its stage graph.
+
+    Node features are standardized with statistics fixed at the first fit
+    (buffers ``feat_mean``/``feat_std``, saved with the weights), encoded by
+    a two-layer MLP, mixed by ``config.layers`` :class:`DataFlowConv` layers,
+    pooled per graph by sum and max, and mapped to one raw score. Higher is
+    faster.
+
+    Parameters
+    ----------
+    n_features : int
+        Node feature width.
+    config : ModelConfig
+        Widths and depth.
+    """
+
+    def __init__(self, n_features: int, config: ModelConfig):
+        super().__init__()
+        self.n_features = n_features
+        self.config = config
+        h = config.hidden
+        self.register_buffer("feat_mean", torch.zeros(n_features))
+        self.register_buffer("feat_std", torch.ones(n_features))
+        self.encoder = nn.Sequential(nn.Linear(n_features, h), nn.ReLU(), nn.Linear(h, h))
+        self.convs = nn.ModuleList(DataFlowConv(h, config.dropout) for _ in range(config.layers))
+        self.head = nn.Sequential(
+            nn.Linear(2 * h, config.readout_hidden), nn.ReLU(), nn.Linear(config.readout_hidden, 1)
+        )
+
+    def set_normalization(self, rows: torch.Tensor) -> None:
+        """Fix the input standardization from node rows ``(n, n_features)``."""
+        self.feat_mean.copy_(rows.mean(0))
+        self.feat_std.copy_(rows.std(0, unbiased=False).clamp_min(1.0))
+
+    def forward(self, batch: GraphBatch) -> torch.Tensor:
+        """Raw scores, shape ``(batch.num_graphs,)``."""
+        x = (batch.features - self.feat_mean) / self.feat_std
+        h = self.encoder(x)  # (N, H)
+        for conv in self.convs:
+            h = conv(batch.graph, batch.reverse, h)
+        ids = batch.graph_ids
+        pooled_sum = h.new_zeros(batch.num_graphs, h.shape[1]).index_add_(0, ids, h)
+        pooled_max = h.new_full((batch.num_graphs, h.shape[1]), float("-inf"))
+        pooled_max = pooled_max.scatter_reduce(0, ids[:, None].expand_as(h), h, "amax")
+        return self.head(torch.cat([pooled_sum, pooled_max], dim=1)).squeeze(1)

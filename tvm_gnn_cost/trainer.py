@@ -1,0 +1,215 @@
+"""Online training of the GNN on measured programs; knows nothing of TVM.
+
+:class:`OnlineTrainer` keeps the history of (graph, task, cost), turns costs
+into per-task labels, fine-tunes the model within a bounded budget per call
+of :meth:`fit`, and scores graphs in batches.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import time
+import zlib
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+import torch
+
+from .config import ModelConfig, TrainerConfig, check_trainer_config
+from .graph import ProgramGraph, batch_graphs
+from .losses import make_loss, score_from_raw
+from .model import ProgramGNN
+
+logger = logging.getLogger("tvm_gnn_cost")
+
+#: Cost of a failed measurement, as Ansor records it (seconds).
+FAILED_COST = 1e10
+_PREDICT_CHUNK = 4096
+
+
+@dataclass
+class FitStats:
+    """What one :meth:`OnlineTrainer.fit` did."""
+
+    steps: int
+    epochs: float
+    seconds: float
+    loss_first: float
+    loss_last: float
+    n_train: int
+
+
+class OnlineTrainer:
+    """History, labels, training and batched scoring for :class:`ProgramGNN`.
+
+    Parameters
+    ----------
+    n_features : int
+        Node feature width of the graphs it will see.
+    model_config, trainer_config : optional
+        Model shape and training settings; defaults just run.
+    """
+
+    def __init__(self, n_features: int, model_config: Optional[ModelConfig] = None,
+                 trainer_config: Optional[TrainerConfig] = None):
+        self.model_config = model_config or ModelConfig()
+        self.config = trainer_config or TrainerConfig()
+        check_trainer_config(self.config)
+        self.n_features = n_features
+        torch.manual_seed(self.config.seed)
+        self.model = ProgramGNN(n_features, self.model_config)
+        self.optimizer = torch.optim.AdamW(
+            self.model.parameters(), lr=self.config.lr, weight_decay=self.config.weight_decay
+        )
+        self.loss_fn = make_loss(self.config.loss)
+        self.graphs: List[ProgramGraph] = []
+        self.groups: List[int] = []
+        self.costs: List[float] = []
+        self.task_ids: Dict[str, int] = {}
+        self.n_seen = 0  # records offered to add(), valid or not
+        self.n_fits = 0
+        self.normalized = False
+
+    # ---------------------------------------------------------------- history
+    def add(self, graphs: Sequence[ProgramGraph], tasks: Sequence[str], costs: Sequence[float]) -> int:
+        """Append measured programs; returns how many were usable for training.
+
+        ``costs`` are mean seconds; a failed measurement is any cost that is not
+        finite and positive, or >= ``FAILED_COST``: it is kept as the worst
+        program of its task (label 0). Graphs that could not be built are
+        skipped, since they carry no features to learn from.
+        """
+        if not (len(graphs) == len(tasks) == len(costs)):
+            raise ValueError("add() needs as many tasks and costs as graphs")
+        used = 0
+        for g, t, c in zip(graphs, tasks, costs):
+            self.n_seen += 1
+            if not g.valid or g.num_nodes == 0:
+                continue
+            c = float(c)
+            if not math.isfinite(c) or c <= 0 or c >= FAILED_COST:
+                c = math.inf
+            gid = self.task_ids.setdefault(t, len(self.task_ids))
+            self.graphs.append(g)
+            self.groups.append(gid)
+            self.costs.append(c)
+            used += 1
+        overflow = len(self.graphs) - self.config.max_history
+        if overflow > 0:
+            del self.graphs[:overflow], self.groups[:overflow], self.costs[:overflow]
+        return used
+
+    def labels(self) -> np.ndarray:
+        """Normalized throughput ``min_cost(task) / cost`` over the history; 0 if failed."""
+        costs = np.asarray(self.costs, dtype=np.float64)
+        groups = np.asarray(self.groups, dtype=np.int64)
+        if costs.size == 0:
+            return costs
+        best = np.full(groups.max() + 1, np.inf)
+        np.minimum.at(best, groups, costs)
+        y = best[groups] / costs
+        y[~np.isfinite(y)] = 0.0
+        return y
+
+    @property
+    def ready(self) -> bool:
+        """True once the model has been fit on at least ``num_warmup_sample`` records."""
+        return self.n_fits > 0
+
+    # ---------------------------------------------------------------- training
+    def fit(self) -> Optional[FitStats]:
+        """Fine-tune on the whole history within the configured budget.
+
+        Returns None (and trains nothing) before ``num_warmup_sample`` usable
+        records, or while every record of every task is a failure.
+        """
+        cfg = self.config
+        n = len(self.graphs)
+        y_all = self.labels()
+        if n < cfg.num_warmup_sample or not (y_all > 0).any():
+            return None
+        if not self.normalized:
+            rows = torch.from_numpy(np.concatenate([g.features for g in self.graphs]))
+            self.model.set_normalization(rows)
+            self.normalized = True
+        y = torch.from_numpy(y_all.astype(np.float32))
+        groups = torch.tensor(self.groups, dtype=torch.int64)
+        gen = torch.Generator().manual_seed(cfg.seed * 1000003 + self.n_fits)
+        bs = min(cfg.batch_size, n)
+        steps_per_epoch = max(1, n // bs)
+        total = min(cfg.max_steps, cfg.max_epochs * steps_per_epoch)
+        self.model.train()
+        start = time.perf_counter()
+        losses: List[float] = []
+        step = 0
+        while step < total:
+            perm = torch.randperm(n, generator=gen)
+            for b in range(steps_per_epoch):
+                idx = perm[b * bs:(b + 1) * bs]
+                batch = batch_graphs([self.graphs[i] for i in idx.tolist()])
+                loss = self.loss_fn(self.model(batch), y[idx], groups[idx])
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                losses.append(loss.item())
+                step += 1
+                if step >= total:
+                    break
+                if time.perf_counter() - start > cfg.max_update_seconds:
+                    logger.warning("update stopped after %d of %d steps at max_update_seconds=%.1f",
+                                   step, total, cfg.max_update_seconds)
+                    total = step
+                    break
+        self.model.eval()
+        self.n_fits += 1
+        stats = FitStats(step, step / steps_per_epoch, time.perf_counter() - start,
+                         losses[0], float(np.mean(losses[-max(1, steps_per_epoch):])), n)
+        logger.debug("fit: %s", stats)
+        return stats
+
+    def loss_on(self, graphs: Sequence[ProgramGraph], y: np.ndarray, groups: np.ndarray) -> float:
+        """The training loss of the current model on a fixed set, without gradients."""
+        with torch.inference_mode():
+            r = self.model(batch_graphs(list(graphs)))
+            return float(self.loss_fn(r, torch.as_tensor(y, dtype=torch.float32),
+                                      torch.as_tensor(groups, dtype=torch.int64)))
+
+    # ---------------------------------------------------------------- scoring
+    def predict(self, graphs: Sequence[ProgramGraph]) -> np.ndarray:
+        """Positive scores, higher is faster; ``-inf`` for invalid graphs.
+
+        Before the first fit, scores are a deterministic hash of each graph's
+        features (uniform in (0, 1)): random exploration, yet the same state
+        always gets the same score.
+        """
+        out = np.full(len(graphs), -np.inf)
+        valid = [i for i, g in enumerate(graphs) if g.valid and g.num_nodes]
+        if not valid:
+            return out
+        if not self.ready:
+            out[valid] = [_hash_score(graphs[i], self.config.seed) for i in valid]
+            return out
+        with torch.inference_mode():
+            for s in range(0, len(valid), _PREDICT_CHUNK):
+                chunk = valid[s:s + _PREDICT_CHUNK]
+                r = self.model(batch_graphs([graphs[i] for i in chunk]))
+                out[chunk] = score_from_raw(r.double()).numpy()
+        return out
+
+    # ---------------------------------------------------------------- persistence
+    def state(self) -> dict:
+        """Weights and learned normalization, for saving."""
+        return {"model": self.model.state_dict(), "normalized": self.normalized, "n_fits": self.n_fits}
+
+    def load_state(self, state: dict) -> None:
+        """Restore what :meth:`state` returned."""
+        self.model.load_state_dict(state["model"])
+        self.normalized = bool(state["normalized"])
+        self.n_fits = int(state["n_fits"])
+        self.model.eval()
+
+
+def _hash_score(g: ProgramGraph, seed: int) -> float:
+    h = zlib.crc32(g.features.tobytes(), zlib.crc32(g.src.tobytes(), seed & 0xFFFFFFFF))
+    return (h + 0.5) / 2.0**32
