@@ -6,11 +6,13 @@ os.environ.setdefault("DGLBACKEND", "pytorch")
 
 import pytest  # noqa: E402
 
-tvm = pytest.importorskip("tvm")
-from tvm import auto_scheduler  # noqa: E402
+try:  # model and trainer tests run without TVM; the fixtures below need it
+    from tvm import auto_scheduler
 
-from tvm_gnn_cost.sampling import measure_states, sample_states  # noqa: E402
-from tvm_gnn_cost.workloads import host_target  # noqa: E402
+    from tvm_gnn_cost.sampling import measure_states, sample_states
+    from tvm_gnn_cost.workloads import host_target
+except ImportError:  # pragma: no cover
+    auto_scheduler = None
 
 CUDA_PARAMS = dict(num_cores=-1, vector_unit_bytes=16, cache_line_bytes=64,
                    max_shared_memory_per_block=49152, max_local_memory_per_block=2147483647,
@@ -19,6 +21,8 @@ CUDA_PARAMS = dict(num_cores=-1, vector_unit_bytes=16, cache_line_bytes=64,
 
 @pytest.fixture(scope="session")
 def target():
+    if auto_scheduler is None:
+        pytest.skip("TVM is not installed")
     return host_target()
 
 
@@ -35,7 +39,7 @@ def conv_task(target):
 
 
 @pytest.fixture(scope="session")
-def cuda_task():
+def cuda_task(target):
     return auto_scheduler.SearchTask(
         func="tvm_gnn_cost.conv2d_bias_relu", args=(1, 14, 14, 64, 64, 3), target="cuda",
         hardware_params=auto_scheduler.HardwareParams(**CUDA_PARAMS))

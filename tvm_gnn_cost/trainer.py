@@ -57,8 +57,9 @@ class OnlineTrainer:
         self.config = trainer_config or TrainerConfig()
         check_trainer_config(self.config)
         self.n_features = n_features
-        torch.manual_seed(self.config.seed)
-        self.model = ProgramGNN(n_features, self.model_config)
+        with torch.random.fork_rng():  # seed the weights without touching the caller's RNG
+            torch.manual_seed(self.config.seed)
+            self.model = ProgramGNN(n_features, self.model_config)
         self.optimizer = torch.optim.AdamW(
             self.model.parameters(), lr=self.config.lr, weight_decay=self.config.weight_decay
         )
@@ -108,8 +109,9 @@ class OnlineTrainer:
             return costs
         best = np.full(groups.max() + 1, np.inf)
         np.minimum.at(best, groups, costs)
-        y = best[groups] / costs
-        y[~np.isfinite(y)] = 0.0
+        y = np.zeros_like(costs)
+        ok = np.isfinite(costs)
+        y[ok] = best[groups[ok]] / costs[ok]
         return y
 
     @property

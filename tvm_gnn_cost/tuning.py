@@ -50,13 +50,20 @@ class SearchCurve(TaskSchedulerCallback):
 
 
 def make_model(name: str, seed: int = 0):
-    """A cost model by name: ``gnn``, ``xgb`` or ``random``."""
+    """A cost model by name: ``gnn``, ``xgb`` or ``random``.
+
+    ``xgb`` is Ansor's ``XGBModel`` with the GNN's warm-up (16 records rather
+    than 100), so that both start learning after the same measurements.
+    """
     if name == "gnn":
         from .adapter import GNNCostModel
 
         return GNNCostModel(seed=seed)
     if name == "xgb":
-        return auto_scheduler.XGBModel(seed=seed)
+        from .config import TrainerConfig
+
+        return auto_scheduler.XGBModel(seed=seed,
+                                       num_warmup_sample=TrainerConfig().num_warmup_sample)
     if name == "random":
         return auto_scheduler.RandomModel()
     raise ValueError(f"unknown cost model {name!r}; use gnn, xgb or random")

@@ -1,0 +1,120 @@
+"""GNN, losses and online trainer on synthetic graphs (no TVM needed)."""
+import numpy as np
+import pytest
+import torch
+
+from tvm_gnn_cost.config import ModelConfig, TrainerConfig
+from tvm_gnn_cost.graph import ProgramGraph, batch_graphs
+from tvm_gnn_cost.losses import lambdarank_loss, make_loss, pairwise_loss
+from tvm_gnn_cost.metrics import pairwise_accuracy
+from tvm_gnn_cost.trainer import FAILED_COST, OnlineTrainer
+
+N_FEAT = 12
+
+
+def synthetic(n, seed=0, n_tasks=2):
+    """Chains of 1-4 stages; cost grows with feature 0 of the first node and feature 1 of the last."""
+    rng = np.random.default_rng(seed)
+    graphs, tasks, costs = [], [], []
+    for _ in range(n):
+        k = int(rng.integers(1, 5))
+        feats = rng.normal(size=(k, N_FEAT)).astype(np.float32)
+        src = np.arange(k - 1, dtype=np.int64)
+        graphs.append(ProgramGraph(feats, src, src + 1))
+        t = int(rng.integers(n_tasks))
+        tasks.append(f"task{t}")
+        costs.append(float(np.exp(0.8 * feats[0, 0] - 0.6 * feats[-1, 1] + t)))
+    return graphs, tasks, costs
+
+
+def make_trainer(**kw):
+    cfg = TrainerConfig(num_warmup_sample=8, max_steps=150, max_epochs=200, **kw)
+    return OnlineTrainer(N_FEAT, ModelConfig(hidden=32, layers=2), cfg)
+
+
+def test_batch_offsets_edges():
+    g1 = ProgramGraph(np.ones((2, 3), np.float32), np.array([0]), np.array([1]))
+    g2 = ProgramGraph(np.zeros((3, 3), np.float32), np.array([0, 1]), np.array([2, 2]))
+    b = batch_graphs([g1, g2])
+    src, dst = b.graph.edges()
+    assert src.tolist() == [0, 2, 3] and dst.tolist() == [1, 4, 4]
+    assert b.graph_ids.tolist() == [0, 0, 1, 1, 1]
+    with pytest.raises(ValueError, match="invalid"):
+        batch_graphs([g1, ProgramGraph.invalid(3)])
+
+
+def test_labels_are_per_task_throughput_and_failures_are_worst():
+    tr = make_trainer()
+    g = synthetic(5)[0]
+    tr.add(g, ["a", "a", "b", "b", "a"], [2.0, 1.0, 4.0, FAILED_COST, float("nan")])
+    np.testing.assert_allclose(tr.labels(), [0.5, 1.0, 1.0, 0.0, 0.0])
+
+
+def test_training_lowers_the_loss_and_ranks_held_out_programs():
+    graphs, tasks, costs = synthetic(400)
+    tr = make_trainer()
+    tr.add(graphs[:300], tasks[:300], costs[:300])
+    y = tr.labels()
+    groups = np.array(tr.groups)
+    tr.model.set_normalization(torch.from_numpy(np.concatenate([g.features for g in graphs])))
+    before = tr.loss_on(graphs[:300], y, groups)
+    stats = tr.fit()
+    after = tr.loss_on(graphs[:300], y, groups)
+    assert stats is not None and stats.steps > 0
+    assert after < 0.7 * before
+    scores = tr.predict(graphs[300:])
+    acc = pairwise_accuracy(scores, -np.array(costs[300:]), np.array(tasks[300:]))
+    assert acc > 0.75
+
+
+def test_same_seed_same_scores_and_repeatable():
+    graphs, tasks, costs = synthetic(120, seed=3)
+    a, b = make_trainer(seed=7), make_trainer(seed=7)
+    for tr in (a, b):
+        tr.add(graphs[:100], tasks[:100], costs[:100])
+        tr.fit()
+    pa, pb = a.predict(graphs[100:]), b.predict(graphs[100:])
+    np.testing.assert_array_equal(pa, pb)
+    np.testing.assert_array_equal(pa, a.predict(graphs[100:]))
+    assert (pa > 0).all()
+
+
+def test_before_warmup_scores_are_deterministic_and_positive():
+    graphs = synthetic(20)[0] + [ProgramGraph.invalid(N_FEAT)]
+    tr = make_trainer()
+    s1, s2 = tr.predict(graphs), tr.predict(graphs)
+    np.testing.assert_array_equal(s1, s2)
+    assert s1[-1] == -np.inf
+    assert ((s1[:-1] > 0) & (s1[:-1] < 1)).all()
+    assert len(set(s1[:-1])) == 20
+    assert tr.fit() is None  # nothing to learn yet
+
+
+def test_all_failed_history_does_not_train():
+    graphs = synthetic(20)[0]
+    tr = make_trainer()
+    tr.add(graphs, ["t"] * 20, [FAILED_COST] * 20)
+    assert tr.fit() is None
+    assert not tr.ready
+
+
+def test_ranking_losses_prefer_the_right_order():
+    y = torch.tensor([1.0, 0.5, 0.2, 0.9])
+    g = torch.tensor([0, 0, 0, 1])
+    right = torch.tensor([3.0, 2.0, 1.0, 0.0])
+    wrong = torch.tensor([1.0, 2.0, 3.0, 0.0])
+    for fn in (pairwise_loss, lambdarank_loss, make_loss("pairwise+mse")):
+        assert fn(right, y, g) < fn(wrong, y, g)
+
+
+def test_bad_config_is_refused():
+    with pytest.raises(ValueError, match="loss"):
+        OnlineTrainer(N_FEAT, trainer_config=TrainerConfig(loss="hinge"))
+
+
+def test_pairwise_accuracy_on_a_known_case():
+    # task a: scores order 3 of the 3 pairs right; task b: 0 of 1.
+    acc = pairwise_accuracy(np.array([3.0, 2.0, 1.0, 0.0, 1.0]),
+                            np.array([3.0, 2.0, 1.0, 0.0, 1.0]) * [1, 1, 1, -1, -1],
+                            np.array(["a", "a", "a", "b", "b"]))
+    assert acc == pytest.approx(3 / 4)
