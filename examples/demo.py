@@ -1,7 +1,7 @@
 """`make demo`: tune the built-in workloads with the GNN and with Ansor's XGBModel, same budget
 and seed, and print both search curves.
 
-    python examples/demo.py --trials 64
+    python examples/demo.py --trials 160
 """
 import argparse
 import logging
@@ -15,7 +15,7 @@ from tvm_gnn_cost.workloads import demo_tasks
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--trials", type=int, default=64, help="total per model, over all tasks")
+    p.add_argument("--trials", type=int, default=160, help="total per model, over all tasks")
     p.add_argument("--models", default="gnn,xgb")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="folder for the logs (default: a temp folder)")
