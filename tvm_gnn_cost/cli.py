@@ -1,0 +1,221 @@
+"""``tvm-gnn-cost``: tune a network, compare cost models' search curves, redraw plots.
+
+    tvm-gnn-cost tune --network resnet-18 --model gnn --trials 500 --log r18.json
+    tvm-gnn-cost compare --network resnet-18 --models gnn,xgb,random --trials 500 --seeds 3 --out runs/r18
+    tvm-gnn-cost plot runs/r18
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from typing import List, Optional
+
+logger = logging.getLogger("tvm_gnn_cost")
+
+
+def _shape(text: str):
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--input-shape takes comma-separated integers, got {text!r}")
+
+
+def _add_workload_args(p: argparse.ArgumentParser) -> None:
+    from .networks import NETWORKS
+
+    p.add_argument("--network", required=True, choices=NETWORKS,
+                   help="a relay.testing network, a BERT-style encoder, or one operator")
+    p.add_argument("--batch-size", type=int, default=1)
+    p.add_argument("--input-shape", type=_shape, default=None,
+                   help="H,W,C for CNNs; sequence length for bert; n,m,k for matmul; "
+                        "H,W,Cin,Cout,kernel for conv2d")
+    p.add_argument("--target", default=None,
+                   help="any TVM target string (default: the host CPU with its -mcpu)")
+    p.add_argument("--search", choices=["small", "default"], default="small",
+                   help="SketchPolicy size: 'small' (population 256, 2 iterations) or Ansor's default")
+    p.add_argument("--measures-per-round", type=int, default=16)
+    p.add_argument("--rpc-key", default=None, help="measure on devices of this key at an RPC tracker")
+    p.add_argument("--rpc-host", default="127.0.0.1")
+    p.add_argument("--rpc-port", type=int, default=9190)
+    p.add_argument("--no-build", action="store_true",
+                   help="skip building and timing the result with its best schedules")
+    p.add_argument("-v", "--verbose", action="store_true")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tvm-gnn-cost", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    t = sub.add_parser("tune", help="tune a network or operator with one cost model")
+    _add_workload_args(t)
+    t.add_argument("--model", choices=["gnn", "xgb", "random"], default="gnn")
+    t.add_argument("--trials", type=int, required=True, help="total measurement trials")
+    t.add_argument("--log", required=True, help="Ansor log to write (standard format)")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--resume", action="store_true",
+                   help="continue from the records in --log, with the model trained on them")
+    t.add_argument("--save-model", default=None, help="save the GNN here after tuning")
+
+    c = sub.add_parser("compare", help="tune with several cost models and compare search curves")
+    _add_workload_args(c)
+    c.add_argument("--models", default="gnn,xgb", help="comma-separated: gnn, xgb, random")
+    c.add_argument("--trials", type=int, required=True, help="trials per run")
+    c.add_argument("--seeds", type=int, default=3, help="runs per model, seeds 0..N-1")
+    c.add_argument("--out", required=True, help="folder for logs, curves, plot and summary")
+    c.add_argument("--logs", nargs="*", default=[], metavar="MODEL=LOG",
+                   help="existing logs to include instead of tuning (seeds in order given)")
+
+    pl = sub.add_parser("plot", help="redraw the plot and summary of a compare folder")
+    pl.add_argument("out", help="folder written by compare")
+    pl.add_argument("--reference", default="xgb", help="model whose final latency is the bar")
+    return parser
+
+
+def _target(text: Optional[str]):
+    import tvm
+
+    from .workloads import host_target
+
+    if text is None:
+        return host_target()
+    try:
+        target = tvm.target.Target(text)
+    except Exception as err:  # noqa: BLE001 - TVM raises TVMError/ValueError on bad strings
+        raise SystemExit(f"error: invalid --target {text!r}: {str(err).splitlines()[0]}. "
+                         "Examples: 'llvm -mcpu=skylake-avx512', 'cuda'.")
+    if target.kind.name == "llvm" and not target.mcpu:
+        logger.warning("target %r has no -mcpu: LLVM emits generic x86-64 code. "
+                       "Add -mcpu=%s for this machine.", text,
+                       tvm.target.codegen.llvm_get_system_cpu())
+    return target
+
+
+def _runner(args):
+    from tvm import auto_scheduler
+
+    if args.rpc_key:
+        return auto_scheduler.RPCRunner(args.rpc_key, args.rpc_host, args.rpc_port, n_parallel=1,
+                                        timeout=20, number=2, repeat=2, min_repeat_ms=20,
+                                        enable_cpu_cache_flush=False)
+    return None
+
+
+def _search_params(args):
+    from .tuning import SMALL_SEARCH
+
+    return SMALL_SEARCH if args.search == "small" else None
+
+
+def cmd_tune(args) -> int:
+    from .deploy import build_and_time
+    from .networks import load_workload
+    from .tuning import make_model, tune
+
+    target = _target(args.target)
+    if os.path.exists(args.log) and not args.resume:
+        raise SystemExit(f"error: {args.log} exists; pass --resume to continue it, "
+                         "or choose another --log")
+    workload = load_workload(args.network, target, args.batch_size, args.input_shape)
+    print(f"{args.network}: {len(workload.tasks)} tasks, target {target}", flush=True)
+    model = make_model(args.model, seed=args.seed)
+    curve = tune(workload.tasks, model, args.trials, args.log, weights=workload.weights,
+                 seed=args.seed, search_params=_search_params(args),
+                 measures_per_round=args.measures_per_round, runner=_runner(args),
+                 resume=args.resume, progress=True)
+    if curve.points:
+        last = curve.points[-1]
+        print(f"tuned to {last.trials} trials in {last.seconds:.0f} s; estimated latency "
+              f"{last.latency * 1e3:.4f} ms; log {args.log}")
+    if args.save_model and hasattr(model, "save"):
+        model.save(args.save_model)
+        print(f"model saved to {args.save_model}")
+    if not args.no_build:
+        lat = build_and_time(workload, args.log, target)
+        print(f"measured latency with the best schedules: {lat * 1e3:.4f} ms")
+    return 0
+
+
+def cmd_compare(args) -> int:
+    from .curves import Curve, curve_from_log, summary_table, write_curves
+    from .deploy import build_and_time
+    from .networks import load_workload
+    from .tuning import count_records, make_model, tune
+
+    target = _target(args.target)
+    models = [m.strip() for m in args.models.split(",") if m.strip()]
+    workload = load_workload(args.network, target, args.batch_size, args.input_shape)
+    weights = {t.workload_key: w for t, w in zip(workload.tasks, workload.weights)}
+    logs_dir = os.path.join(args.out, "logs")
+    os.makedirs(logs_dir, exist_ok=True)
+    runs = []  # (model, seed, log, live curve or None)
+    for item in args.logs:
+        model, _, path = item.partition("=")
+        if not path or not os.path.exists(path):
+            raise SystemExit(f"error: --logs takes MODEL=PATH of an existing log, got {item!r}")
+        runs.append((model, sum(1 for r in runs if r[0] == model), path, None))
+    for model in models:
+        for seed in range(args.seeds):
+            log = os.path.join(logs_dir, f"{model}-seed{seed}.json")
+            done = count_records(log, workload.tasks)
+            live = None
+            if done < args.trials:
+                print(f"[{model} seed {seed}] tuning {args.network} to {args.trials} trials",
+                      flush=True)
+                live = tune(workload.tasks, make_model(model, seed), args.trials, log,
+                            weights=workload.weights, seed=seed,
+                            search_params=_search_params(args),
+                            measures_per_round=args.measures_per_round, runner=_runner(args),
+                            resume=done > 0, progress=True)
+            runs.append((model, seed, log, live if done == 0 else None))
+    curves = []
+    for model, seed, log, live in runs:
+        if live is not None:  # exact rounds and times of a run made here
+            curve = Curve(model, seed, [p.trials for p in live.points],
+                          [p.seconds for p in live.points], [p.latency for p in live.points])
+        else:
+            curve = curve_from_log(log, weights, model, seed, round_size=args.measures_per_round)
+        if not args.no_build:
+            curve.measured = build_and_time(workload, log, target)
+        curves.append(curve)
+    write_curves(curves, args.out)
+    _render(curves, args.out, f"{args.network} on {target}")
+    print(summary_table(curves))
+    return 0
+
+
+def _render(curves, out: str, title: str, reference: str = "xgb") -> None:
+    from .curves import plot_curves, summary_table
+
+    plot_curves(curves, os.path.join(out, "curves.png"), title)
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write(f"# {title}\n\n{summary_table(curves, reference)}\n")
+    print(f"wrote {out}/curves.csv, curves.json, curves.png, summary.md")
+
+
+def cmd_plot(args) -> int:
+    from .curves import read_curves, summary_table
+
+    curves = read_curves(args.out)
+    title = ""
+    summary = os.path.join(args.out, "summary.md")
+    if os.path.exists(summary):
+        first = open(summary).readline()
+        title = first[2:].strip() if first.startswith("# ") else ""
+    _render(curves, args.out, title, args.reference)
+    print(summary_table(curves, args.reference))
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    os.environ.setdefault("TOPHUB_LOCATION", "NONE")
+    handlers = {"tune": cmd_tune, "compare": cmd_compare, "plot": cmd_plot}
+    return handlers[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

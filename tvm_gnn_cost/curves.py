@@ -1,0 +1,191 @@
+"""Search curves: best estimated latency against trials and time, from runs or from logs;
+saved as CSV/JSON, drawn as a PNG, summarized as a markdown table."""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+INF = float("inf")
+
+
+@dataclass
+class Curve:
+    """One tuning run: the best estimated end-to-end latency after each round."""
+
+    model: str
+    seed: int
+    trials: List[int] = field(default_factory=list)
+    seconds: List[float] = field(default_factory=list)
+    latency: List[float] = field(default_factory=list)  # seconds; inf until every task has one
+    measured: Optional[float] = None  # latency of the built program, measured (seconds)
+
+    @property
+    def final(self) -> float:
+        return self.latency[-1] if self.latency else INF
+
+    @property
+    def wall(self) -> float:
+        return self.seconds[-1] if self.seconds else 0.0
+
+    def trials_to_reach(self, latency: float) -> Optional[int]:
+        """First trial count at which the curve is at or below ``latency``; None if never."""
+        for t, lat in zip(self.trials, self.latency):
+            if lat <= latency * (1 + 1e-9):
+                return t
+        return None
+
+
+def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: int,
+                   start_time: Optional[float] = None, round_size: int = 16) -> Curve:
+    """Rebuild a curve from an Ansor log, one point per round.
+
+    A round is a run of consecutive records of one task (how ``TaskScheduler`` measures),
+    at most ``round_size`` long. Time is taken from the records' timestamps, from
+    ``start_time`` if given, else from the first record's.
+    """
+    from tvm import auto_scheduler
+
+    best = {k: INF for k in weights}
+    curve = Curve(model, seed)
+    prev_key, ts0, n, in_round = None, start_time, 0, 0
+    last_ts = 0.0
+    for inp, res in auto_scheduler.RecordReader(log_file):
+        key = inp.task.workload_key
+        if key not in best:
+            continue
+        if prev_key is not None and (key != prev_key or in_round == round_size):
+            _add_point(curve, n, last_ts - ts0, best, weights)
+            in_round = 0
+        n += 1
+        in_round += 1
+        ts = float(res.timestamp)
+        ts0 = ts if ts0 is None else ts0
+        last_ts = ts
+        if int(res.error_no) == 0:
+            cost = float(np.mean([c.value for c in res.costs]))
+            best[key] = min(best[key], cost)
+        prev_key = key
+    if n:
+        _add_point(curve, n, last_ts - ts0, best, weights)
+    return curve
+
+
+def _add_point(curve: Curve, trials: int, seconds: float, best: Dict[str, float],
+               weights: Dict[str, float]) -> None:
+    lat = sum(weights[k] * best[k] for k in weights)
+    curve.trials.append(trials)
+    curve.seconds.append(max(0.0, seconds))
+    curve.latency.append(lat if math.isfinite(lat) else INF)
+
+
+def write_curves(curves: Sequence[Curve], out_dir: str) -> None:
+    """``curves.csv`` (one row per round) and ``curves.json`` (everything) in ``out_dir``."""
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "curves.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["model", "seed", "trials", "seconds", "latency_ms"])
+        for c in curves:
+            for t, s, lat in zip(c.trials, c.seconds, c.latency):
+                w.writerow([c.model, c.seed, t, f"{s:.3f}",
+                            f"{lat * 1e3:.6f}" if math.isfinite(lat) else "inf"])
+    with open(os.path.join(out_dir, "curves.json"), "w") as f:
+        json.dump([{**asdict(c), "latency": [x if math.isfinite(x) else None for x in c.latency]}
+                   for c in curves], f, indent=1)
+
+
+def read_curves(out_dir: str) -> List[Curve]:
+    """Curves written by :func:`write_curves`."""
+    path = os.path.join(out_dir, "curves.json")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path} not found; run `tvm-gnn-cost compare --out {out_dir}` first")
+    with open(path) as f:
+        data = json.load(f)
+    return [Curve(**{**d, "latency": [INF if x is None else x for x in d["latency"]]}) for d in data]
+
+
+def _by_model(curves: Sequence[Curve]) -> Dict[str, List[Curve]]:
+    out: Dict[str, List[Curve]] = {}
+    for c in curves:
+        out.setdefault(c.model, []).append(c)
+    return out
+
+
+def _on_grid(curves: List[Curve], grid: np.ndarray, axis: str) -> np.ndarray:
+    """Each curve's best latency (ms) at each grid x (step function), NaN before its first point."""
+    rows = []
+    for c in curves:
+        xs = np.array(c.trials if axis == "trials" else c.seconds, dtype=float)
+        ys = np.array([v * 1e3 if math.isfinite(v) else np.nan for v in c.latency])
+        idx = np.searchsorted(xs, grid, side="right") - 1
+        rows.append(np.where(idx >= 0, ys[np.clip(idx, 0, None)], np.nan))
+    return np.array(rows)
+
+
+def plot_curves(curves: Sequence[Curve], png: str, title: str = "") -> None:
+    """Median and min-max band over seeds, against trials and against wall-clock time."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    for axis, ax in zip(("trials", "seconds"), axes):
+        for model, runs in sorted(_by_model(curves).items()):
+            xmax = max(max(c.trials if axis == "trials" else c.seconds, default=0) for c in runs)
+            grid = np.linspace(0, xmax, 200)
+            ys = _on_grid(runs, grid, axis)
+            with np.errstate(all="ignore"):
+                import warnings
+
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    med = np.nanmedian(ys, axis=0)
+                    lo, hi = np.nanmin(ys, axis=0), np.nanmax(ys, axis=0)
+            ax.plot(grid, med, label=f"{model} (median of {len(runs)})")
+            ax.fill_between(grid, lo, hi, alpha=0.2)
+        ax.set_xlabel("measurement trials" if axis == "trials" else "tuning time (s)")
+        ax.set_ylabel("best estimated latency (ms)")
+        ax.set_yscale("log")
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+
+
+def summary_table(curves: Sequence[Curve], reference: str = "xgb") -> str:
+    """Markdown: per model, medians over seeds of the final latency, trials to reach the
+    reference model's final latency, tuning time, time per trial and measured latency."""
+    groups = _by_model(curves)
+    ref_final = None
+    if reference in groups:
+        ref_final = float(np.median([c.final for c in groups[reference]]))
+    lines = ["| model | seeds | final est. latency (ms) | trials to reach "
+             f"{reference}'s final | tuning time (s) | s per trial | measured latency (ms) |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for model, runs in groups.items():
+        finals = [c.final * 1e3 for c in runs]
+        reach = "-"
+        if ref_final is not None:
+            hits = [c.trials_to_reach(ref_final) for c in runs]
+            got = [h for h in hits if h is not None]
+            reach = (f"{int(np.median(got))}" + (f" ({len(got)}/{len(hits)} seeds)"
+                                                  if len(got) < len(hits) else "")
+                     if got else "never")
+        wall = [c.wall for c in runs]
+        per_trial = [c.wall / c.trials[-1] for c in runs if c.trials]
+        measured = [c.measured * 1e3 for c in runs if c.measured]
+        lines.append(
+            f"| {model} | {len(runs)} | {np.median(finals):.4f} (min {min(finals):.4f}, "
+            f"max {max(finals):.4f}) | {reach} | {np.median(wall):.0f} | "
+            f"{np.median(per_trial) if per_trial else float('nan'):.2f} | "
+            + (f"{np.median(measured):.3f}" if measured else "-") + " |")
+    return "\n".join(lines)

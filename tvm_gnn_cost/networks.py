@@ -1,0 +1,152 @@
+"""Networks and single operators to tune: ``relay.testing`` models, a BERT-style encoder,
+any ``torch.nn.Module``, and matmul / conv2d on their own."""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import tvm
+from tvm import auto_scheduler, relay
+
+logger = logging.getLogger("tvm_gnn_cost")
+
+NETWORKS = ("resnet-18", "resnet-50", "mobilenet", "squeezenet", "inception-v3", "dcgan", "bert",
+            "matmul", "conv2d")
+
+
+@dataclass
+class Workload:
+    """What to tune: either a relay network or a list of single-operator tasks."""
+
+    name: str
+    tasks: List[auto_scheduler.SearchTask]
+    weights: List[int]
+    mod: Optional[tvm.IRModule] = None
+    params: Optional[dict] = None
+    inputs: Dict[str, Tuple[Tuple[int, ...], str]] = field(default_factory=dict)
+
+    @property
+    def is_network(self) -> bool:
+        return self.mod is not None
+
+
+def _to_nhwc(mod):
+    seq = tvm.transform.Sequential([
+        relay.transform.InferType(),
+        relay.transform.ConvertLayout({"nn.conv2d": ["NHWC", "default"]}),
+    ])
+    with tvm.transform.PassContext(opt_level=3):
+        return seq(mod)
+
+
+def relay_network(name: str, batch_size: int = 1,
+                  input_shape: Optional[Sequence[int]] = None) -> Tuple[tvm.IRModule, dict, dict]:
+    """A ``relay.testing`` network in the layout Ansor prefers on CPU (NHWC).
+
+    Parameters
+    ----------
+    name : str
+        One of resnet-18, resnet-50, mobilenet, squeezenet, inception-v3, dcgan, bert.
+    batch_size : int
+    input_shape : sequence of int, optional
+        Image shape (H, W, C) for the CNNs, (sequence length,) for bert, (C, H, W) of the
+        generated image for dcgan; default: the model's usual size.
+
+    Returns
+    -------
+    mod, params, inputs
+        ``inputs`` maps input names to (shape, dtype).
+    """
+    from tvm.relay import testing
+
+    shape = tuple(input_shape) if input_shape else None
+    if name.startswith("resnet-"):
+        layers = int(name.split("-")[1])
+        hwc = shape or (224, 224, 3)
+        mod, params = testing.resnet.get_workload(num_layers=layers, batch_size=batch_size,
+                                                  layout="NHWC", image_shape=hwc)
+        return mod, params, {"data": ((batch_size,) + hwc, "float32")}
+    if name == "mobilenet":
+        hwc = shape or (224, 224, 3)
+        mod, params = testing.mobilenet.get_workload(batch_size=batch_size, layout="NHWC",
+                                                     image_shape=hwc)
+        return mod, params, {"data": ((batch_size,) + hwc, "float32")}
+    if name in ("squeezenet", "inception-v3"):
+        hwc = shape or ((224, 224, 3) if name == "squeezenet" else (299, 299, 3))
+        chw = (hwc[2], hwc[0], hwc[1])
+        if name == "squeezenet":
+            mod, params = testing.squeezenet.get_workload(batch_size=batch_size, version="1.1",
+                                                          image_shape=chw)
+        else:
+            mod, params = testing.inception_v3.get_workload(batch_size=batch_size, image_shape=chw)
+        return _to_nhwc(mod), params, {"data": ((batch_size,) + chw, "float32")}
+    if name == "dcgan":
+        mod, params = testing.dcgan.get_workload(batch_size=batch_size, oshape=shape or (3, 64, 64))
+        return mod, params, {"data": ((batch_size, 100), "float32")}
+    if name == "bert":
+        seq_len = shape[0] if shape else 64
+        return bert_encoder(batch_size, seq_len)
+    raise ValueError(f"unknown network {name!r}; choose one of {', '.join(NETWORKS)}")
+
+
+def from_torch(module, example_inputs: Sequence, input_names: Optional[Sequence[str]] = None):
+    """Import any ``torch.nn.Module`` through ``torch.jit.trace`` and ``relay.frontend.from_pytorch``.
+
+    Returns mod, params and the inputs as (shape, dtype), with conv2d in NHWC.
+    """
+    import torch
+
+    module = module.eval()
+    names = list(input_names or [f"input{i}" for i in range(len(example_inputs))])
+    with torch.no_grad():
+        traced = torch.jit.trace(module, tuple(example_inputs))
+    shapes = [(n, tuple(x.shape)) for n, x in zip(names, example_inputs)]
+    mod, params = relay.frontend.from_pytorch(traced, shapes)
+    inputs = {n: (tuple(x.shape), str(x.dtype).replace("torch.", ""))
+              for n, x in zip(names, example_inputs)}
+    return _to_nhwc(mod), params, inputs
+
+
+def bert_encoder(batch_size: int = 1, seq_len: int = 64, d_model: int = 256, heads: int = 4,
+                 layers: int = 2):
+    """A small BERT-style encoder (``torch.nn.TransformerEncoder``) as a relay module."""
+    import torch
+
+    torch.manual_seed(0)
+    torch.backends.mha.set_fastpath_enabled(False)  # the fast path does not trace
+    layer = torch.nn.TransformerEncoderLayer(d_model, heads, dim_feedforward=4 * d_model,
+                                             batch_first=True, dropout=0.0)
+    model = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+    x = torch.randn(batch_size, seq_len, d_model)
+    return from_torch(model, [x], ["data"])
+
+
+def single_op_tasks(name: str, target, batch_size: int = 1,
+                    input_shape: Optional[Sequence[int]] = None) -> List[auto_scheduler.SearchTask]:
+    """One task: ``matmul`` (shape n, m, k; default 512^3) or ``conv2d`` (H, W, C_in, C_out,
+    kernel; default 56, 56, 64, 64, 3 with bias and ReLU)."""
+    from . import workloads  # noqa: F401 - registers the workloads
+
+    if name == "matmul":
+        n, m, k = tuple(input_shape) if input_shape else (512, 512, 512)
+        return [auto_scheduler.SearchTask(func="tvm_gnn_cost.matmul", args=(n * batch_size, m, k),
+                                          target=target)]
+    if name == "conv2d":
+        h, w, ci, co, kern = tuple(input_shape) if input_shape else (56, 56, 64, 64, 3)
+        return [auto_scheduler.SearchTask(func="tvm_gnn_cost.conv2d_bias_relu",
+                                          args=(batch_size, h, w, ci, co, kern), target=target)]
+    raise ValueError(f"{name!r} is not a single operator; use matmul or conv2d")
+
+
+def load_workload(name: str, target, batch_size: int = 1,
+                  input_shape: Optional[Sequence[int]] = None) -> Workload:
+    """Tasks (and, for networks, the relay module) of ``name`` for ``target``."""
+    if name in ("matmul", "conv2d"):
+        tasks = single_op_tasks(name, target, batch_size, input_shape)
+        return Workload(name, tasks, [1] * len(tasks))
+    mod, params, inputs = relay_network(name, batch_size, input_shape)
+    tasks, weights = auto_scheduler.extract_tasks(mod["main"], params, target)
+    if not tasks:
+        raise ValueError(f"no tunable task found in {name} for target {target}")
+    return Workload(name, list(tasks), [int(w) for w in weights], mod, params, inputs)
