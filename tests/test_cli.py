@@ -1,0 +1,115 @@
+"""The command line on a single operator with a handful of trials: tune, resume, compare,
+plot, and measuring through an RPC tracker on 127.0.0.1."""
+import csv
+import json
+import os
+import time
+
+import pytest
+from tvm import auto_scheduler
+
+from tvm_gnn_cost.cli import main
+from tvm_gnn_cost.records import measured_cost
+
+MATMUL = ["--network", "matmul", "--input-shape", "128,128,128", "--measures-per-round", "8"]
+
+
+def records(log):
+    return list(auto_scheduler.RecordReader(log))
+
+
+def test_tune_writes_a_standard_log_and_times_the_result(tmp_path, capsys):
+    log = str(tmp_path / "mm.json")
+    assert main(["tune", *MATMUL, "--model", "gnn", "--trials", "8", "--log", log,
+                 "--save-model", str(tmp_path / "gnn.pt")]) == 0
+    out = capsys.readouterr().out
+    assert "measured latency with the best schedules" in out
+    assert len(records(log)) == 8  # TVM's own reader takes it
+    assert os.path.getsize(tmp_path / "gnn.pt") > 0
+    with pytest.raises(SystemExit, match="--resume"):
+        main(["tune", *MATMUL, "--trials", "8", "--log", log])
+
+
+def test_resume_continues_without_remeasuring(tmp_path, matmul_task):
+    from tvm_gnn_cost.adapter import GNNCostModel
+    from tvm_gnn_cost.tuning import SMALL_SEARCH, tune
+
+    log = str(tmp_path / "mm.json")
+    tune([matmul_task], GNNCostModel(seed=0), 16, log, search_params=SMALL_SEARCH,
+         measures_per_round=8)
+    first = records(log)
+    assert len(first) == 16
+    model = GNNCostModel(seed=0)
+    curve = tune([matmul_task], model, 24, log, search_params=SMALL_SEARCH, measures_per_round=8,
+                 resume=True)
+    allrec = records(log)
+    assert len(allrec) == 24  # 16 kept, 8 new: the budget counts what was there
+    steps = {json.dumps(json.loads(auto_scheduler.measure_record.dump_record_to_string(i, r))["i"])
+             for i, r in allrec}
+    assert len(steps) == 24  # nothing measured twice
+    assert model.records_seen == 24  # warmed on the 16, then saw the 8 new
+    assert curve.points[0].trials == 24
+    best_before = min(measured_cost(r) for _, r in first)
+    assert curve.points[-1].latency <= best_before * (1 + 1e-6)
+
+
+def test_compare_writes_curves_plot_and_summary(tmp_path, capsys):
+    out = str(tmp_path / "cmp")
+    assert main(["compare", *MATMUL, "--models", "gnn,random", "--trials", "16", "--seeds", "1",
+                 "--out", out, "--no-build"]) == 0
+    for name in ("curves.csv", "curves.json", "curves.png", "summary.md"):
+        assert os.path.getsize(os.path.join(out, name)) > 0
+    with open(os.path.join(out, "curves.png"), "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    rows = list(csv.DictReader(open(os.path.join(out, "curves.csv"))))
+    assert {r["model"] for r in rows} == {"gnn", "random"}
+    for model in ("gnn", "random"):
+        lat = [float(r["latency_ms"]) for r in rows if r["model"] == model]
+        trials = [int(r["trials"]) for r in rows if r["model"] == model]
+        assert trials[-1] == 16 and trials == sorted(trials)
+        assert all(b <= a for a, b in zip(lat, lat[1:]))  # monotone non-increasing
+    summary = open(os.path.join(out, "summary.md")).read()
+    assert "| gnn | 1 |" in summary and "| random | 1 |" in summary
+    # Rerun reuses the finished logs (no tuning), and plot redraws from the saved data.
+    start = time.time()
+    assert main(["compare", *MATMUL, "--models", "gnn,random", "--trials", "16", "--seeds", "1",
+                 "--out", out, "--no-build"]) == 0
+    assert time.time() - start < 30
+    os.remove(os.path.join(out, "curves.png"))
+    assert main(["plot", out]) == 0
+    assert os.path.getsize(os.path.join(out, "curves.png")) > 0
+    data = json.load(open(os.path.join(out, "curves.json")))
+    assert len(data) == 2
+
+
+def test_bad_target_is_refused_with_a_hint(tmp_path):
+    with pytest.raises(SystemExit, match="invalid --target"):
+        main(["tune", *MATMUL, "--trials", "8", "--log", str(tmp_path / "x.json"),
+              "--target", "nonsense-target"])
+
+
+def test_tuning_through_an_rpc_tracker_measures_real_programs(tmp_path):
+    from tvm import rpc
+    from tvm.rpc.tracker import Tracker
+
+    tracker = Tracker("127.0.0.1", port=9310, port_end=9390, silent=True)
+    server = rpc.Server("127.0.0.1", port=9410, port_end=9490, key="gnn-test",
+                        tracker_addr=("127.0.0.1", tracker.port), silent=True)
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            summary = rpc.connect_tracker("127.0.0.1", tracker.port).summary()
+            if any(q.get("key") == "gnn-test" or "gnn-test" in str(q)
+                   for q in summary.get("server_info", [])):
+                break
+            time.sleep(0.5)
+        log = str(tmp_path / "rpc.json")
+        assert main(["tune", *MATMUL, "--model", "gnn", "--trials", "8", "--log", log,
+                     "--rpc-key", "gnn-test", "--rpc-host", "127.0.0.1",
+                     "--rpc-port", str(tracker.port), "--no-build"]) == 0
+        costs = [measured_cost(r) for _, r in records(log)]
+        assert len(costs) == 8
+        assert sum(c < 1e9 for c in costs) >= 6  # real programs ran on the RPC server
+    finally:
+        server.terminate()
+        tracker.terminate()
