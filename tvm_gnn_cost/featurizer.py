@@ -28,6 +28,7 @@ _N_ANN = 10
 # Compact annotation classes for the per-loop encoding: none, parallel, vectorize, unroll, gpu.
 _ANN_CLASS = [0, 3, 2, 1, 4, 4, 4, 4, 4, 4, 4, 0]
 _PER_LOOP = 7
+_N_STATIC = len(OP_CATEGORIES) + 9  # columns of _static_features
 
 
 def feature_names(config: Optional[FeaturizerConfig] = None) -> List[str]:
@@ -70,7 +71,7 @@ class _Structure:
 class _TaskCache:
     def __init__(self, limit: int):
         self.limit = limit
-        self.structures: "OrderedDict[Tuple[str, ...], Optional[_Structure]]" = OrderedDict()
+        self.structures: "OrderedDict[Tuple[str, ...], _Structure]" = OrderedDict()
 
     def get(self, key):
         s = self.structures.get(key)
@@ -142,21 +143,24 @@ class StateFeaturizer:
         if not names:
             return ProgramGraph.invalid(self.n_features)
         struct = cache.get(names)
-        if struct is None and names not in cache.structures:
+        if struct is None:
             try:
                 struct = self._structure(state, names)
             except Exception as err:  # noqa: BLE001 - one odd state must not stop the search
-                logger.warning("cannot summarize the stages of a state (%s); scoring it -inf", err)
-                struct = None
+                # Scoring every state of a task -inf would make Ansor's sampling loop
+                # forever; score them from their loop nests alone instead.
+                logger.warning("cannot summarize the stages of %s (%s); using loop features "
+                               "only", names, err)
+                struct = self._loops_only(names)
             cache.put(names, struct)
-        if struct is None or (limits is not None and not _within_gpu_limits(tree, limits)):
+        if limits is not None and not _within_gpu_limits(tree, limits):
             return ProgramGraph.invalid(self.n_features)
         sched = np.array([self._schedule(tree, i, struct) for i in range(len(names))],
                          dtype=np.float32)
         feats = np.concatenate([struct.static, sched], axis=1)
         return ProgramGraph(feats, struct.src, struct.dst)
 
-    def _structure(self, state, names: Tuple[str, ...]) -> Optional[_Structure]:
+    def _structure(self, state, names: Tuple[str, ...]) -> _Structure:
         stages = list(state.stages)
         ops = [s.op for s in stages]
         inlined = [int(s.compute_at) == 1 for s in stages]
@@ -173,8 +177,9 @@ class StateFeaturizer:
             seen[name] = k + 1
             cands = by_name.get(name, [])
             if k >= len(cands):
-                logger.debug("statement %s has no matching stage", name)
-                return None
+                logger.warning("statement %s has no matching stage; using loop features only",
+                               name)
+                return self._loops_only(names)
             node_of_stage[cands[k]] = node
             order.append(cands[k])
         src, dst = [], []
@@ -199,6 +204,13 @@ class StateFeaturizer:
             accesses=accesses,
             float_ops=np.array(float_ops),
         )
+
+    def _loops_only(self, names: Tuple[str, ...]) -> _Structure:
+        n = len(names)
+        empty = np.zeros(0, dtype=np.int64)
+        return _Structure(static=np.zeros((n, _N_STATIC), np.float32), src=empty, dst=empty,
+                          reduce=[frozenset()] * n, spatial_last=[frozenset()] * n,
+                          accesses=[[] for _ in range(n)], float_ops=np.zeros(n))
 
     def _schedule(self, tree: LoopTree, node: int, struct: _Structure) -> List[float]:
         loops = tree.loops

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import numpy as np
+import tvm
 from tvm import te, tir
 
 from .looptree import base_names
@@ -103,9 +104,16 @@ def _var_names(expr) -> FrozenSet[str]:
     return frozenset(names)
 
 
-def _prod(values) -> int:
+def _prod(values, analyzer=None) -> int:
+    """Product of extents; a symbolic extent counts as its largest value (1 if unbounded)."""
     out = 1
     for v in values:
+        if not isinstance(v, (int, tir.IntImm)):
+            analyzer = analyzer or tvm.arith.Analyzer()
+            v = analyzer.simplify(v)
+            if not isinstance(v, tir.IntImm):
+                bound = analyzer.const_int_bound(v).max_value
+                v = bound if 0 < bound < 2**40 else 1
         out *= int(v)
     return out
 
@@ -132,12 +140,15 @@ def summarize_op(op: te.Operation) -> Optional[OpSummary]:
             counts[_CAT[cat]] += 1
     tir.stmt_functor.post_order_visit(body, visit)
     out = op.output(0)
+    analyzer = tvm.arith.Analyzer()
+    for iv in op.axis:  # reduce extents may depend on the output axes (adaptive pooling)
+        analyzer.bind(iv.var, iv.dom)
     return OpSummary(
         name=op.name,
         counts=counts,
         spatial=tuple(n for iv in op.axis for n in base_names(iv.var.name)),
         reduce=frozenset(n for iv in op.reduce_axis for n in base_names(iv.var.name)),
-        reduce_size=_prod(iv.dom.extent for iv in op.reduce_axis),
+        reduce_size=_prod((iv.dom.extent for iv in op.reduce_axis), analyzer),
         out_elems=_prod(out.shape),
         dtype_bits=int(tvm_dtype_bits(out.dtype)),
         reads=reads,
