@@ -113,3 +113,21 @@ def test_tuning_through_an_rpc_tracker_measures_real_programs(tmp_path):
     finally:
         server.terminate()
         tracker.terminate()
+
+
+def test_tasks_nobody_could_measure_are_found(tmp_path, matmul_task, conv_task):
+    """compare leaves out of the estimate a task whose every measurement failed in every run."""
+    from tvm_gnn_cost.curves import curve_from_log, valid_workloads
+    from tvm_gnn_cost.sampling import sample_states
+
+    log = str(tmp_path / "mixed.json")
+    ok = auto_scheduler.MeasureResult([1e-3], 0, "", 0.1, 1.0)
+    failed = auto_scheduler.MeasureResult([1e10], 1, "instantiation error", 0.1, 2.0)
+    auto_scheduler.save_records(log, [auto_scheduler.MeasureInput(matmul_task, s)
+                                      for s in sample_states(matmul_task, 2)], [ok, ok])
+    auto_scheduler.save_records(log, [auto_scheduler.MeasureInput(conv_task, s)
+                                      for s in sample_states(conv_task, 2)], [failed, failed])
+    assert valid_workloads([log]) == {matmul_task.workload_key}
+    both = {matmul_task.workload_key: 1, conv_task.workload_key: 1}
+    assert curve_from_log(log, both, "gnn", 0).final == float("inf")
+    assert curve_from_log(log, {matmul_task.workload_key: 1}, "gnn", 0).final == 1e-3

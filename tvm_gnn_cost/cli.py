@@ -10,6 +10,7 @@ import argparse
 import logging
 import os
 import sys
+import time
 from typing import List, Optional
 
 logger = logging.getLogger("tvm_gnn_cost")
@@ -138,7 +139,7 @@ def cmd_tune(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from .curves import Curve, curve_from_log, summary_table, write_curves
+    from .curves import curve_from_log, read_curves, summary_table, valid_workloads, write_curves
     from .deploy import build_and_time
     from .networks import load_workload
     from .tuning import count_records, make_model, tune
@@ -146,51 +147,70 @@ def cmd_compare(args) -> int:
     target = _target(args.target)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     workload = load_workload(args.network, target, args.batch_size, args.input_shape)
-    weights = {t.workload_key: w for t, w in zip(workload.tasks, workload.weights)}
     logs_dir = os.path.join(args.out, "logs")
     os.makedirs(logs_dir, exist_ok=True)
-    runs = []  # (model, seed, log, live curve or None)
+    runs = []  # (model, seed, log)
     for item in args.logs:
         model, _, path = item.partition("=")
         if not path or not os.path.exists(path):
             raise SystemExit(f"error: --logs takes MODEL=PATH of an existing log, got {item!r}")
-        runs.append((model, sum(1 for r in runs if r[0] == model), path, None))
+        runs.append((model, sum(1 for r in runs if r[0] == model), path))
     for model in models:
         for seed in range(args.seeds):
             log = os.path.join(logs_dir, f"{model}-seed{seed}.json")
             done = count_records(log, workload.tasks)
-            live = None
             if done < args.trials:
                 print(f"[{model} seed {seed}] tuning {args.network} to {args.trials} trials",
                       flush=True)
-                live = tune(workload.tasks, make_model(model, seed), args.trials, log,
-                            weights=workload.weights, seed=seed,
-                            search_params=_search_params(args),
-                            measures_per_round=args.measures_per_round, runner=_runner(args),
-                            resume=done > 0, progress=True)
-            runs.append((model, seed, log, live if done == 0 else None))
+                if not done:  # tuning time is counted from here
+                    with open(log + ".start", "w") as f:
+                        f.write(repr(time.time()))
+                tune(workload.tasks, make_model(model, seed), args.trials, log,
+                     weights=workload.weights, seed=seed, search_params=_search_params(args),
+                     measures_per_round=args.measures_per_round, runner=_runner(args),
+                     resume=done > 0, progress=True)
+            runs.append((model, seed, log))
+
+    # A task no run could measure (a TVM build error, say) would make every estimate
+    # infinite: leave it out of the sum, and say so.
+    keys = {t.workload_key: (t, w) for t, w in zip(workload.tasks, workload.weights)}
+    ok = valid_workloads([log for _, _, log in runs])
+    dropped = [keys[k][0].desc or k for k in keys if k not in ok]
+    weights = {k: w for k, (_, w) in keys.items() if k in ok}
+    note = ""
+    if dropped:
+        note = ("Left out of the estimated latency (no valid measurement in any run): "
+                + ", ".join(dropped))
+        logger.warning(note)
+    previous = {}
+    if os.path.exists(os.path.join(args.out, "curves.json")):
+        previous = {(c.model, c.seed, tuple(c.trials)): c.measured
+                    for c in read_curves(args.out)}
     curves = []
-    for model, seed, log, live in runs:
-        if live is not None:  # exact rounds and times of a run made here
-            curve = Curve(model, seed, [p.trials for p in live.points],
-                          [p.seconds for p in live.points], [p.latency for p in live.points])
-        else:
-            curve = curve_from_log(log, weights, model, seed, round_size=args.measures_per_round)
-        if not args.no_build:
+    for model, seed, log in runs:
+        start = None
+        if os.path.exists(log + ".start"):
+            start = float(open(log + ".start").read())
+        curve = curve_from_log(log, weights, model, seed, start_time=start,
+                               round_size=args.measures_per_round)
+        curve.measured = previous.get((model, seed, tuple(curve.trials)))
+        if curve.measured is None and not args.no_build:
             curve.measured = build_and_time(workload, log, target)
         curves.append(curve)
     write_curves(curves, args.out)
-    _render(curves, args.out, f"{args.network} on {target}")
+    _render(curves, args.out, f"{args.network} on {target}", note=note)
     print(summary_table(curves))
     return 0
 
 
-def _render(curves, out: str, title: str, reference: str = "xgb") -> None:
+def _render(curves, out: str, title: str, reference: str = "xgb", note: str = "") -> None:
     from .curves import plot_curves, summary_table
 
     plot_curves(curves, os.path.join(out, "curves.png"), title)
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write(f"# {title}\n\n{summary_table(curves, reference)}\n")
+        if note:
+            f.write(f"\n{note}\n")
     print(f"wrote {out}/curves.csv, curves.json, curves.png, summary.md")
 
 
@@ -198,12 +218,13 @@ def cmd_plot(args) -> int:
     from .curves import read_curves, summary_table
 
     curves = read_curves(args.out)
-    title = ""
+    title, note = "", ""
     summary = os.path.join(args.out, "summary.md")
     if os.path.exists(summary):
-        first = open(summary).readline()
-        title = first[2:].strip() if first.startswith("# ") else ""
-    _render(curves, args.out, title, args.reference)
+        lines = open(summary).read().splitlines()
+        title = lines[0][2:].strip() if lines and lines[0].startswith("# ") else ""
+        note = "\n".join(x for x in lines if x.startswith("Left out"))
+    _render(curves, args.out, title, args.reference, note)
     print(summary_table(curves, args.reference))
     return 0
 

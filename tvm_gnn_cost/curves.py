@@ -76,6 +76,18 @@ def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: i
     return curve
 
 
+def valid_workloads(logs: Sequence[str]) -> set:
+    """Workload keys with at least one successful measurement in any of ``logs``."""
+    from tvm import auto_scheduler
+
+    keys = set()
+    for log in logs:
+        for inp, res in auto_scheduler.RecordReader(log):
+            if int(res.error_no) == 0:
+                keys.add(inp.task.workload_key)
+    return keys
+
+
 def _add_point(curve: Curve, trials: int, seconds: float, best: Dict[str, float],
                weights: Dict[str, float]) -> None:
     lat = sum(weights[k] * best[k] for k in weights)
