@@ -130,4 +130,5 @@ def test_tasks_nobody_could_measure_are_found(tmp_path, matmul_task, conv_task):
     assert valid_workloads([log]) == {matmul_task.workload_key}
     both = {matmul_task.workload_key: 1, conv_task.workload_key: 1}
     assert curve_from_log(log, both, "gnn", 0).final == float("inf")
-    assert curve_from_log(log, {matmul_task.workload_key: 1}, "gnn", 0).final == 1e-3
+    left_out = curve_from_log(log, {**both, conv_task.workload_key: 0}, "gnn", 0)
+    assert left_out.final == 1e-3 and left_out.trials[-1] == 4  # its trials still count

@@ -176,7 +176,7 @@ def cmd_compare(args) -> int:
     keys = {t.workload_key: (t, w) for t, w in zip(workload.tasks, workload.weights)}
     ok = valid_workloads([log for _, _, log in runs])
     dropped = [keys[k][0].desc or k for k in keys if k not in ok]
-    weights = {k: w for k, (_, w) in keys.items() if k in ok}
+    weights = {k: (w if k in ok else 0) for k, (_, w) in keys.items()}
     note = ""
     if dropped:
         note = ("Left out of the estimated latency (no valid measurement in any run): "

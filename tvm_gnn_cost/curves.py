@@ -46,7 +46,8 @@ def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: i
     """Rebuild a curve from an Ansor log, one point per round.
 
     A round is a run of consecutive records of one task (how ``TaskScheduler`` measures),
-    at most ``round_size`` long. Time is taken from the records' timestamps, from
+    at most ``round_size`` long. Records of tasks not in ``weights`` are skipped; a task of
+    weight 0 counts towards the trials but not towards the latency. Time is taken from the records' timestamps, from
     ``start_time`` if given, else from the first record's.
     """
     from tvm import auto_scheduler
@@ -90,7 +91,7 @@ def valid_workloads(logs: Sequence[str]) -> set:
 
 def _add_point(curve: Curve, trials: int, seconds: float, best: Dict[str, float],
                weights: Dict[str, float]) -> None:
-    lat = sum(weights[k] * best[k] for k in weights)
+    lat = sum(weights[k] * best[k] for k in weights if weights[k] > 0)
     curve.trials.append(trials)
     curve.seconds.append(max(0.0, seconds))
     curve.latency.append(lat if math.isfinite(lat) else INF)
