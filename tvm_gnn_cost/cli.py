@@ -184,7 +184,7 @@ def cmd_compare(args) -> int:
         logger.warning(note)
     previous = {}
     if os.path.exists(os.path.join(args.out, "curves.json")):
-        previous = {(c.model, c.seed, tuple(c.trials)): c.measured
+        previous = {(c.model, c.seed, c.trials[-1] if c.trials else 0): c.measured
                     for c in read_curves(args.out)}
     curves = []
     for model, seed, log in runs:
@@ -193,7 +193,7 @@ def cmd_compare(args) -> int:
             start = float(open(log + ".start").read())
         curve = curve_from_log(log, weights, model, seed, start_time=start,
                                round_size=args.measures_per_round)
-        curve.measured = previous.get((model, seed, tuple(curve.trials)))
+        curve.measured = previous.get((model, seed, curve.trials[-1] if curve.trials else 0))
         if curve.measured is None and not args.no_build:
             curve.measured = build_and_time(workload, log, target)
         curves.append(curve)
