@@ -158,7 +158,7 @@ def plot_curves(curves: Sequence[Curve], png: str, title: str = "") -> None:
 
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
-                    med = np.nanmedian(ys, axis=0)
+                    med = np.median(ys, axis=0)  # only where every seed has a value
                     lo, hi = np.nanmin(ys, axis=0), np.nanmax(ys, axis=0)
             ax.plot(grid, med, label=f"{model} (median of {len(runs)})")
             ax.fill_between(grid, lo, hi, alpha=0.2)
