@@ -27,7 +27,6 @@ from common import costs_of, measured_records, split_by_task  # noqa: E402
 
 from tvm_gnn_cost.adapter import GNNCostModel  # noqa: E402
 from tvm_gnn_cost.config import LOSSES, TrainerConfig  # noqa: E402
-from tvm_gnn_cost.featurizer import task_key  # noqa: E402
 from tvm_gnn_cost.metrics import pairwise_accuracy  # noqa: E402
 from tvm_gnn_cost.sampling import sample_states  # noqa: E402
 

@@ -48,7 +48,6 @@ def cuda_task(target):
 @pytest.fixture(scope="session")
 def resnet_tasks(target):
     """Tasks of resnet-18 (NHWC, batch 1) as Ansor extracts them."""
-    from tvm import relay
     from tvm.relay import testing
 
     mod, params = testing.resnet.get_workload(num_layers=18, batch_size=1, layout="NHWC",

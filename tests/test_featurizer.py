@@ -1,6 +1,5 @@
 """State -> graph on real tasks: node count, edges and features against TVM's own view."""
 import numpy as np
-import pytest
 from tvm import auto_scheduler
 
 from tvm_gnn_cost.featurizer import StateFeaturizer, feature_names

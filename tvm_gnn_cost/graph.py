@@ -7,7 +7,7 @@ them into one DGL graph for the GNN.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -85,8 +85,3 @@ def batch_graphs(graphs: Sequence[ProgramGraph]) -> GraphBatch:
     graph_ids = torch.from_numpy(np.repeat(np.arange(len(graphs)), sizes))
     return GraphBatch(g, rev, torch.from_numpy(feats), graph_ids, len(graphs))
 
-
-def stack_features(graphs: List[ProgramGraph]) -> np.ndarray:
-    """All node rows of the valid graphs, for feature statistics."""
-    rows = [g.features for g in graphs if g.valid and g.num_nodes]
-    return np.concatenate(rows, axis=0) if rows else np.zeros((0, 0), np.float32)
