@@ -13,7 +13,7 @@ import os
 import sys
 
 from tvm_gnn_cost.curves import (Curve, curve_from_log, plot_curves, summary_table,
-                                 valid_workloads, write_curves)
+                                 weights_measured, write_curves)
 from tvm_gnn_cost.networks import load_workload
 from tvm_gnn_cost.workloads import host_target
 
@@ -32,9 +32,7 @@ def main(argv=None):
     target = host_target()
     workload = load_workload("resnet-18", target)
     logs = sorted(glob.glob(os.path.join(args.out, "logs", "*-seed*.json")))
-    ok = valid_workloads(logs)
-    weights = {t.workload_key: (w if t.workload_key in ok else 0)
-               for t, w in zip(workload.tasks, workload.weights)}
+    weights, dropped = weights_measured(workload.tasks, workload.weights, logs)
     curves = []
     for log in logs:
         model, seed = os.path.basename(log)[:-5].split("-seed")
@@ -49,7 +47,6 @@ def main(argv=None):
     write_curves(curves, args.out)
     plot_curves(curves, os.path.join(args.out, "curves.png"),
                 f"resnet-18 on {target}, cut at {common} trials")
-    dropped = [t.desc for t in workload.tasks if t.workload_key not in ok]
     table = summary_table(curves)
     with open(os.path.join(args.out, "summary.md"), "w") as f:
         f.write(f"# resnet-18 on {target}, all runs cut at {common} trials\n\n{table}\n\n"

@@ -139,7 +139,7 @@ def cmd_tune(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from .curves import curve_from_log, read_curves, summary_table, valid_workloads, write_curves
+    from .curves import curve_from_log, read_curves, summary_table, weights_measured, write_curves
     from .deploy import build_and_time
     from .networks import load_workload
     from .tuning import count_records, make_model, tune
@@ -171,12 +171,8 @@ def cmd_compare(args) -> int:
                      resume=done > 0, progress=True)
             runs.append((model, seed, log))
 
-    # A task no run could measure (a TVM build error, say) would make every estimate
-    # infinite: leave it out of the sum, and say so.
-    keys = {t.workload_key: (t, w) for t, w in zip(workload.tasks, workload.weights)}
-    ok = valid_workloads([log for _, _, log in runs])
-    dropped = [keys[k][0].desc or k for k in keys if k not in ok]
-    weights = {k: (w if k in ok else 0) for k, (_, w) in keys.items()}
+    weights, dropped = weights_measured(workload.tasks, workload.weights,
+                                        [log for _, _, log in runs])
     note = ""
     if dropped:
         note = ("Left out of the estimated latency (no valid measurement in any run): "

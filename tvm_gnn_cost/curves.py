@@ -6,6 +6,7 @@ import csv
 import json
 import math
 import os
+import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Optional, Sequence
 
@@ -52,6 +53,9 @@ def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: i
     """
     from tvm import auto_scheduler
 
+    from .records import measured_cost
+    from .trainer import FAILED_COST
+
     best = {k: INF for k in weights}
     curve = Curve(model, seed)
     prev_key, ts0, n, in_round = None, start_time, 0, 0
@@ -68,8 +72,8 @@ def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: i
         ts = float(res.timestamp)
         ts0 = ts if ts0 is None else ts0
         last_ts = ts
-        if int(res.error_no) == 0:
-            cost = float(np.mean([c.value for c in res.costs]))
+        cost = measured_cost(res)
+        if cost < FAILED_COST:
             best[key] = min(best[key], cost)
         prev_key = key
     if n:
@@ -87,6 +91,18 @@ def valid_workloads(logs: Sequence[str]) -> set:
             if int(res.error_no) == 0:
                 keys.add(inp.task.workload_key)
     return keys
+
+
+def weights_measured(tasks, weights, logs: Sequence[str]):
+    """Task weights by workload key, 0 for tasks no log measured successfully.
+
+    A task that no run could measure (a TVM build error, say) would make every estimate
+    infinite; with weight 0 its trials still count but it is left out of the latency.
+    Returns the weights and the descriptions of the tasks left out.
+    """
+    ok = valid_workloads(logs)
+    out = {t.workload_key: (w if t.workload_key in ok else 0) for t, w in zip(tasks, weights)}
+    return out, [t.desc or t.workload_key for t in tasks if t.workload_key not in ok]
 
 
 def _add_point(curve: Curve, trials: int, seconds: float, best: Dict[str, float],
@@ -153,13 +169,10 @@ def plot_curves(curves: Sequence[Curve], png: str, title: str = "") -> None:
             xmax = max(max(c.trials if axis == "trials" else c.seconds, default=0) for c in runs)
             grid = np.linspace(0, xmax, 200)
             ys = _on_grid(runs, grid, axis)
-            with np.errstate(all="ignore"):
-                import warnings
-
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    med = np.median(ys, axis=0)  # only where every seed has a value
-                    lo, hi = np.nanmin(ys, axis=0), np.nanmax(ys, axis=0)
+            with warnings.catch_warnings():  # all-NaN columns before the first point
+                warnings.simplefilter("ignore", RuntimeWarning)
+                med = np.median(ys, axis=0)  # only where every seed has a value
+                lo, hi = np.nanmin(ys, axis=0), np.nanmax(ys, axis=0)
             ax.plot(grid, med, label=f"{model} (median of {len(runs)})")
             ax.fill_between(grid, lo, hi, alpha=0.2)
         ax.set_xlabel("measurement trials" if axis == "trials" else "tuning time (s)")
