@@ -28,7 +28,9 @@ def synthetic(n, seed=0, n_tasks=2):
 
 
 def make_trainer(**kw):
-    cfg = TrainerConfig(num_warmup_sample=8, max_steps=150, max_epochs=200, **kw)
+    # no wall-clock cap: results must not depend on how busy the machine is
+    cfg = TrainerConfig(num_warmup_sample=8, max_steps=150, max_epochs=200,
+                        max_update_seconds=1e9, **kw)
     return OnlineTrainer(N_FEAT, ModelConfig(hidden=32, layers=2), cfg)
 
 
@@ -88,6 +90,24 @@ def test_before_warmup_scores_are_deterministic_and_positive():
     assert ((s1[:-1] > 0) & (s1[:-1] < 1)).all()
     assert len(set(s1[:-1])) == 20
     assert tr.fit() is None  # nothing to learn yet
+
+
+def test_exploration_noise_fades_with_a_tasks_own_records():
+    graphs, tasks, costs = synthetic(120, seed=5)
+    tr = make_trainer(explore_records=20, explore_sigma=1.0)
+    tr.add(graphs[:100], ["seen"] * 100, costs[:100])
+    tr.fit()
+    held = graphs[100:]
+    plain = tr.predict(held)
+    np.testing.assert_array_equal(plain, tr.predict(held, "seen"))  # 100 records: no noise
+    new = tr.predict(held, "new")
+    np.testing.assert_array_equal(new, tr.predict(held, "new"))  # deterministic
+    ratio = np.log(new / plain)
+    assert 0 < np.abs(ratio).max() <= np.sqrt(3.0) + 1e-9  # noise within +-sqrt(3) sigma
+    tr.add(graphs[100:110], ["new"] * 10, costs[100:110])
+    assert tr.exploration("new") == pytest.approx(0.5)
+    tr.add(graphs[110:120], ["new"] * 5 + ["new"] * 5, [FAILED_COST] * 5 + costs[115:120])
+    assert tr.exploration("new") == pytest.approx(0.25)  # failures do not count
 
 
 def test_all_failed_history_does_not_train():

@@ -111,7 +111,7 @@ class GNNCostModel(PythonBasedModel):
         np.ndarray
             ``len(states)`` scores.
         """
-        return self.trainer.predict(self.featurizer.featurize(task, states))
+        return self.trainer.predict(self.featurizer.featurize(task, states), task_key(task))
 
     def predict_stages(self, task, states):
         """Not used by Ansor's search; per-stage scores are not offered."""

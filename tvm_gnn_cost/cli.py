@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import subprocess
 import sys
 import time
 from typing import List, Optional
@@ -142,8 +143,6 @@ def cmd_compare(args) -> int:
     from .curves import curve_from_log, read_curves, summary_table, weights_measured, write_curves
     from .deploy import build_and_time
     from .networks import load_workload
-    from .tuning import count_records, make_model, tune
-
     target = _target(args.target)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     workload = load_workload(args.network, target, args.batch_size, args.input_shape)
@@ -155,20 +154,10 @@ def cmd_compare(args) -> int:
         if not path or not os.path.exists(path):
             raise SystemExit(f"error: --logs takes MODEL=PATH of an existing log, got {item!r}")
         runs.append((model, sum(1 for r in runs if r[0] == model), path))
-    for model in models:
-        for seed in range(args.seeds):
+    for seed in range(args.seeds):  # seeds outer: models alternate, so machine noise hits all
+        for model in models:
             log = os.path.join(logs_dir, f"{model}-seed{seed}.json")
-            done = count_records(log, workload.tasks)
-            if done < args.trials:
-                print(f"[{model} seed {seed}] tuning {args.network} to {args.trials} trials",
-                      flush=True)
-                if not done:  # tuning time is counted from here
-                    with open(log + ".start", "w") as f:
-                        f.write(repr(time.time()))
-                tune(workload.tasks, make_model(model, seed), args.trials, log,
-                     weights=workload.weights, seed=seed, search_params=_search_params(args),
-                     measures_per_round=args.measures_per_round, runner=_runner(args),
-                     resume=done > 0, progress=True)
+            _tune_run(args, workload.tasks, target, model, seed, log)
             runs.append((model, seed, log))
 
     weights, dropped = weights_measured(workload.tasks, workload.weights,
@@ -197,6 +186,53 @@ def cmd_compare(args) -> int:
     _render(curves, args.out, f"{args.network} on {target}", note=note)
     print(summary_table(curves))
     return 0
+
+
+def _tune_run(args, tasks, target, model: str, seed: int, log: str, max_restarts: int = 5) -> None:
+    """Tune one model and seed to ``args.trials`` in a child process, resuming after a crash.
+
+    A child process because TVM can abort the whole process (a C++ assertion on
+    XGBModel's path, see README); the log keeps every measured record, so a
+    restart with ``--resume`` continues where the crash left off. Gives up after
+    ``max_restarts`` crashes, or at once if a crash measured nothing new.
+    """
+    from .tuning import count_records
+
+    cmd = [sys.executable, "-m", "tvm_gnn_cost", "tune", "--network", args.network,
+           "--batch-size", str(args.batch_size), "--target", str(target),
+           "--search", args.search, "--measures-per-round", str(args.measures_per_round),
+           "--model", model, "--seed", str(seed), "--trials", str(args.trials), "--log", log,
+           "--no-build"]
+    if args.input_shape:
+        cmd += ["--input-shape", ",".join(map(str, args.input_shape))]
+    if args.verbose:
+        cmd.append("--verbose")
+    if args.rpc_key:
+        cmd += ["--rpc-key", args.rpc_key, "--rpc-host", args.rpc_host,
+                "--rpc-port", str(args.rpc_port)]
+    done = count_records(log, tasks)
+    restarts = 0
+    while done < args.trials:
+        print(f"[{model} seed {seed}] tuning {args.network}: {done} of {args.trials} trials done",
+              flush=True)
+        if not done:  # tuning time is counted from here
+            with open(log + ".start", "w") as f:
+                f.write(repr(time.time()))
+        rc = subprocess.call(cmd + (["--resume"] if done else []))
+        now = count_records(log, tasks)
+        if rc == 0 and now >= args.trials:
+            return
+        if rc == 0:
+            raise SystemExit(f"error: tuning {model} seed {seed} ended at {now} of "
+                             f"{args.trials} trials; see its output above")
+        restarts += 1
+        logger.warning("[%s seed %d] the tuning process died (exit %d) at %d trials",
+                       model, seed, rc, now)
+        if now == done or restarts > max_restarts:
+            logger.warning("[%s seed %d] giving up at %d of %d trials; its curve stops there",
+                           model, seed, now, args.trials)
+            return
+        done = now
 
 
 def _render(curves, out: str, title: str, reference: str = "xgb", note: str = "") -> None:

@@ -48,6 +48,8 @@ class TrainerConfig:
     num_warmup_sample: int = 16  # measured records before the model is trusted
     max_history: int = 200_000  # records kept for training; the oldest go first
     pairs_per_graph: int = 8  # sampled same-task pairs per graph for ranking losses
+    explore_records: int = 32  # a task with fewer valid records of its own gets noisy scores
+    explore_sigma: float = 1.0  # log-scale noise on such a task's scores, fading as records come
     seed: int = 0
 
 
@@ -74,6 +76,9 @@ def check_trainer_config(cfg: TrainerConfig) -> None:
         raise ValueError(f"TrainerConfig.loss={cfg.loss!r} is unknown; use one of {LOSSES}")
     if cfg.batch_size < 2 or cfg.max_steps < 1 or cfg.max_epochs < 1:
         raise ValueError("TrainerConfig needs batch_size >= 2, max_steps >= 1, max_epochs >= 1")
+    if cfg.explore_records < 0 or cfg.explore_sigma < 0:
+        raise ValueError("TrainerConfig.explore_records and explore_sigma must be >= 0 "
+                         "(0 turns exploration off)")
     if cfg.lr <= 0:
         raise ValueError(f"TrainerConfig.lr must be positive, got {cfg.lr}")
 

@@ -68,6 +68,7 @@ class OnlineTrainer:
         self.groups: List[int] = []
         self.costs: List[float] = []
         self.task_ids: Dict[str, int] = {}
+        self.task_valid: Dict[str, int] = {}  # measured records of a task that did not fail
         self.n_seen = 0  # records offered to add(), valid or not
         self.n_fits = 0
         self.normalized = False
@@ -91,6 +92,8 @@ class OnlineTrainer:
             c = float(c)
             if not math.isfinite(c) or c <= 0 or c >= FAILED_COST:
                 c = math.inf
+            else:
+                self.task_valid[t] = self.task_valid.get(t, 0) + 1
             gid = self.task_ids.setdefault(t, len(self.task_ids))
             self.graphs.append(g)
             self.groups.append(gid)
@@ -178,12 +181,21 @@ class OnlineTrainer:
                                       torch.as_tensor(groups, dtype=torch.int64)))
 
     # ---------------------------------------------------------------- scoring
-    def predict(self, graphs: Sequence[ProgramGraph]) -> np.ndarray:
+    def predict(self, graphs: Sequence[ProgramGraph], task: Optional[str] = None) -> np.ndarray:
         """Positive scores, higher is faster; ``-inf`` for invalid graphs.
 
         Before the first fit, scores are a deterministic hash of each graph's
         features (uniform in (0, 1)): random exploration, yet the same state
         always gets the same score.
+
+        Exploration: while ``task`` has fewer than ``explore_records`` valid
+        measurements of its own, the model only knows it through other tasks
+        and can be confidently wrong about a whole family of programs. Its
+        scores are then multiplied by ``exp(sigma * z)``, ``z`` a hash of the
+        graph and the model version (unit variance), ``sigma`` fading linearly
+        from ``explore_sigma`` to 0 as the task's records come in. Programs the
+        model rates within a few times of the best get a chance; programs it
+        rates far worse stay out.
         """
         out = np.full(len(graphs), -np.inf)
         valid = [i for i, g in enumerate(graphs) if g.valid and g.num_nodes]
@@ -197,12 +209,26 @@ class OnlineTrainer:
                 chunk = valid[s:s + _PREDICT_CHUNK]
                 r = self.model(batch_graphs([graphs[i] for i in chunk]))
                 out[chunk] = score_from_raw(r.double()).numpy()
+        sigma = self.exploration(task)
+        if sigma > 0:
+            salt = self.config.seed * 7919 + self.n_fits
+            u = np.array([_hash_score(graphs[i], salt) for i in valid])
+            out[valid] *= np.exp(sigma * math.sqrt(3.0) * (2.0 * u - 1.0))
         return out
+
+    def exploration(self, task: Optional[str]) -> float:
+        """Log-scale score noise for ``task`` now (0 once it has enough records)."""
+        cfg = self.config
+        if task is None or cfg.explore_records == 0:
+            return 0.0
+        seen = self.task_valid.get(task, 0)
+        return cfg.explore_sigma * max(0.0, 1.0 - seen / cfg.explore_records)
 
     # ---------------------------------------------------------------- persistence
     def state(self) -> dict:
         """Weights and learned normalization, for saving."""
-        return {"model": self.model.state_dict(), "normalized": self.normalized, "n_fits": self.n_fits}
+        return {"model": self.model.state_dict(), "normalized": self.normalized,
+                "n_fits": self.n_fits}
 
     def load_state(self, state: dict) -> None:
         """Restore what :meth:`state` returned."""
