@@ -53,6 +53,23 @@ def test_resume_continues_without_remeasuring(tmp_path, matmul_task):
     assert curve.points[-1].latency <= best_before * (1 + 1e-6)
 
 
+def test_resume_with_less_than_a_round_per_task_left(tmp_path, matmul_task):
+    """TaskScheduler alone would shrink the round to 4 (8 trials over 2 tasks); resuming keeps
+    the round size and stops after the round that spends the budget."""
+    from tvm_gnn_cost.adapter import GNNCostModel
+    from tvm_gnn_cost.tuning import SMALL_SEARCH, tune
+
+    small = auto_scheduler.SearchTask(func="tvm_gnn_cost.matmul", args=(128, 128, 128),
+                                      target=matmul_task.target)
+    log = str(tmp_path / "two.json")
+    tune([matmul_task, small], GNNCostModel(), 16, log, search_params=SMALL_SEARCH,
+         measures_per_round=8)
+    tune([matmul_task, small], GNNCostModel(), 24, log, search_params=SMALL_SEARCH,
+         measures_per_round=8, resume=True)
+    new = records(log)[16:]
+    assert len(new) == 8 and len({i.task.workload_key for i, _ in new}) == 1
+
+
 def test_compare_writes_curves_plot_and_summary(tmp_path, capsys):
     out = str(tmp_path / "cmp")
     assert main(["compare", *MATMUL, "--models", "gnn,random", "--trials", "16", "--seeds", "1",

@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
+from collections import Counter
 from dataclasses import replace
 from typing import Optional
 
@@ -14,7 +15,8 @@ from tvm.auto_scheduler.cost_model.cost_model import PythonBasedModel
 from .config import (FEATURE_SCHEMA_VERSION, FeaturizerConfig, ModelConfig, TrainerConfig,
                      config_from_dict, config_to_dict)
 from .featurizer import StateFeaturizer, task_key
-from .records import TaskRebuilder, group_by_task, infer_bound, read_log
+from .logfile import read_log
+from .records import TaskRebuilder, group_by_task, infer_bound
 from .trainer import OnlineTrainer
 
 logger = logging.getLogger("tvm_gnn_cost")
@@ -56,6 +58,7 @@ class GNNCostModel(PythonBasedModel):
         self.featurizer = StateFeaturizer(fcfg)
         self.trainer = OnlineTrainer(self.featurizer.n_features, mcfg, tcfg)
         self.last_fit = None
+        self.last_skipped: Counter = Counter()  # records of the last update that were not used
 
     @property
     def records_seen(self) -> int:
@@ -75,8 +78,8 @@ class GNNCostModel(PythonBasedModel):
         for group in group_by_task(inputs, results, self.rebuilder):
             graphs = self._featurize_measured(group.task, group.states)
             self.trainer.add(graphs, [task_key(group.task)] * len(graphs), group.costs)
-        skipped = sum(self.rebuilder.skipped.values())
-        self.trainer.n_seen += skipped
+        self.last_skipped = Counter(self.rebuilder.skipped)
+        self.trainer.n_seen += sum(self.last_skipped.values())
         self.rebuilder.skipped.clear()
         self.last_fit = self.trainer.fit()
 
@@ -117,11 +120,32 @@ class GNNCostModel(PythonBasedModel):
         """Not used by Ansor's search; per-stage scores are not offered."""
         raise NotImplementedError("GNNCostModel scores whole programs; predict_stages is not supported")
 
-    def update_from_file(self, file_name: str, n_lines: Optional[int] = None) -> None:
-        """Train on the records of an Ansor log (its workloads must be registered)."""
-        inputs, results = read_log(file_name, n_lines)
-        logger.info("GNNCostModel: loaded %d measurement records from %s", len(inputs), file_name)
+    def update_from_file(self, file_name: str, n_lines: Optional[int] = None,
+                         target: Optional[str] = None) -> int:
+        """Train on the records of an Ansor log; returns how many were used.
+
+        Lines that cannot be read (a truncated last line, garbage), records of
+        another ``target`` (if given) and of workloads that are not registered
+        are skipped, with a warning that counts them by reason.
+
+        Raises
+        ------
+        ValueError
+            If no record of the log can be used: training on nothing would
+            silently leave the model untrained.
+        """
+        inputs, results, report = read_log(file_name, n_lines, target)
         self.update(inputs, results)
+        report.skipped.update(self.last_skipped)
+        report.used -= sum(self.last_skipped.values())
+        if self.last_skipped:
+            logger.warning("reading %s", report.describe())
+        logger.info("GNNCostModel: trained on %s", report.describe())
+        if report.used <= 0:
+            raise ValueError(f"no usable measurement record in {report.describe()}. Register "
+                             "the workloads (import their module or run extract_tasks) and "
+                             "check the log's target.")
+        return report.used
 
     def save(self, file_name: str) -> None:
         """Write weights, configuration and feature schema; atomic (old file kept on a crash)."""

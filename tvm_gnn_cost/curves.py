@@ -48,11 +48,10 @@ def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: i
 
     A round is a run of consecutive records of one task (how ``TaskScheduler`` measures),
     at most ``round_size`` long. Records of tasks not in ``weights`` are skipped; a task of
-    weight 0 counts towards the trials but not towards the latency. Time is taken from the records' timestamps, from
-    ``start_time`` if given, else from the first record's.
+    weight 0 counts towards the trials but not towards the latency. Time is taken from
+    the records' timestamps, from ``start_time`` if given, else from the first record's.
     """
-    from tvm import auto_scheduler
-
+    from .logfile import read_log
     from .records import measured_cost
     from .trainer import FAILED_COST
 
@@ -60,7 +59,7 @@ def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: i
     curve = Curve(model, seed)
     prev_key, ts0, n, in_round = None, start_time, 0, 0
     last_ts = 0.0
-    for inp, res in auto_scheduler.RecordReader(log_file):
+    for inp, res in zip(*read_log(log_file)[:2]):
         key = inp.task.workload_key
         if key not in best:
             continue
@@ -83,11 +82,11 @@ def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: i
 
 def valid_workloads(logs: Sequence[str]) -> set:
     """Workload keys with at least one successful measurement in any of ``logs``."""
-    from tvm import auto_scheduler
+    from .logfile import read_log
 
     keys = set()
     for log in logs:
-        for inp, res in auto_scheduler.RecordReader(log):
+        for inp, res in zip(*read_log(log)[:2]):
             if int(res.error_no) == 0:
                 keys.add(inp.task.workload_key)
     return keys

@@ -5,7 +5,7 @@ import logging
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence
 
 from tvm import auto_scheduler
 
@@ -91,9 +91,3 @@ def infer_bound(task: auto_scheduler.SearchTask, state):
     """``state`` with the extents of all its loops filled in (a ``StateObject``)."""
     obj = state if isinstance(state, auto_scheduler.loop_state.StateObject) else state.state_object
     return auto_scheduler._ffi_api.ComputeDAGInferBoundFromState(task.compute_dag, obj)
-
-
-def read_log(path: str, n_lines: Optional[int] = None) -> Tuple[list, list]:
-    """Measure inputs and results of an Ansor log, as ``RecordReader`` reads them."""
-    inputs, results = auto_scheduler.RecordReader(path).read_lines(n_lines)
-    return list(inputs), list(results)

@@ -10,6 +10,8 @@ from typing import Dict, List, Optional, Sequence
 from tvm import auto_scheduler
 from tvm.auto_scheduler.task_scheduler import TaskSchedulerCallback
 
+from .logfile import read_log, repair_log
+
 logger = logging.getLogger("tvm_gnn_cost")
 
 #: A search small enough for tests and the demo on 2 cores.
@@ -75,6 +77,21 @@ class ProgressBar(TaskSchedulerCallback):
         self.bar.close()
 
 
+class _BudgetSpent(Exception):
+    pass
+
+
+class _StopAfter(TaskSchedulerCallback):
+    """Ends ``TaskScheduler.tune`` after the round that reaches ``trials`` measurements."""
+
+    def __init__(self, trials: int):
+        self.trials = trials
+
+    def post_tune(self, task_scheduler, task_id):
+        if task_scheduler.ct >= self.trials:
+            raise _BudgetSpent
+
+
 def make_model(name: str, seed: int = 0):
     """A cost model by name: ``gnn``, ``xgb`` or ``random``.
 
@@ -100,8 +117,8 @@ def count_records(log_file: str, tasks: Sequence[auto_scheduler.SearchTask]) -> 
     if not log_file or not os.path.exists(log_file):
         return 0
     keys = {(t.workload_key, str(t.target)) for t in tasks}
-    return sum(1 for inp, _ in auto_scheduler.RecordReader(log_file)
-               if (inp.task.workload_key, str(inp.task.target)) in keys)
+    inputs, _, _ = read_log(log_file)
+    return sum(1 for inp in inputs if (inp.task.workload_key, str(inp.task.target)) in keys)
 
 
 def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_file: str,
@@ -138,6 +155,8 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
     progress : bool
         Show a progress bar.
     """
+    if resume:
+        repair_log(log_file)  # a kill while writing leaves a line TVM's readers stop at
     done = count_records(log_file, tasks) if resume else 0
     init = []
     if done:
@@ -156,8 +175,14 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
         callbacks.append(bar)
     runner = runner or auto_scheduler.LocalRunner(number=2, repeat=2, min_repeat_ms=20,
                                                   enable_cpu_cache_flush=False)
+    left = max(0, trials - done)
+    # TaskScheduler shrinks the round (or refuses to start) when the budget is under one
+    # round per task, which is common when resuming; keep the round and stop on budget.
+    asked = left if not done else max(left, measures_per_round * len(tasks))
+    if asked > left:
+        callbacks.append(_StopAfter(left))
     options = auto_scheduler.TuningOptions(
-        num_measure_trials=max(0, trials - done),
+        num_measure_trials=asked,
         num_measures_per_round=measures_per_round,
         builder=builder or "local",
         runner=runner,
@@ -167,8 +192,10 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
     scheduler = auto_scheduler.TaskScheduler(list(tasks), task_weights=weights, callbacks=callbacks,
                                              load_log_file=log_file if done else None)
     try:
-        if trials > done:
+        if left:
             scheduler.tune(options, search_policy=policies)
+    except _BudgetSpent:
+        pass
     finally:
         if bar:
             bar.close()
