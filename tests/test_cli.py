@@ -105,6 +105,27 @@ def test_bad_target_is_refused_with_a_hint(tmp_path):
               "--target", "nonsense-target"])
 
 
+def test_a_target_this_tvm_cannot_compile_for_is_refused(tmp_path, cuda_task, caplog):
+    import tvm
+
+    from tvm_gnn_cost.workloads import check_target
+
+    check_target("llvm")
+    assert "has no -mcpu" in caplog.text and "-mcpu=" + tvm.target.codegen.llvm_get_system_cpu() \
+        in caplog.text
+
+    if tvm.get_global_func("target.build.cuda", allow_missing=True) is not None:
+        pytest.skip("this TVM build has CUDA")
+    with pytest.raises(SystemExit, match="USE_CUDA=ON"):
+        main(["tune", *MATMUL, "--trials", "8", "--log", str(tmp_path / "x.json"),
+              "--target", "cuda"])
+    from tvm_gnn_cost.adapter import GNNCostModel
+    from tvm_gnn_cost.tuning import tune
+
+    with pytest.raises(ValueError, match="cannot compile for target kind 'cuda'"):
+        tune([cuda_task], GNNCostModel(), 8, str(tmp_path / "y.json"))
+
+
 def test_tuning_through_an_rpc_tracker_measures_real_programs(tmp_path):
     from tvm import rpc
     from tvm.rpc.tracker import Tracker

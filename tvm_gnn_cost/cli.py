@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _target(text: Optional[str]):
     import tvm
 
-    from .workloads import host_target
+    from .workloads import check_target, host_target
 
     if text is None:
         return host_target()
@@ -87,10 +87,10 @@ def _target(text: Optional[str]):
     except Exception as err:  # noqa: BLE001 - TVM raises TVMError/ValueError on bad strings
         raise SystemExit(f"error: invalid --target {text!r}: {str(err).splitlines()[0]}. "
                          "Examples: 'llvm -mcpu=skylake-avx512', 'cuda'.")
-    if target.kind.name == "llvm" and not target.mcpu:
-        logger.warning("target %r has no -mcpu: LLVM emits generic x86-64 code. "
-                       "Add -mcpu=%s for this machine.", text,
-                       tvm.target.codegen.llvm_get_system_cpu())
+    try:
+        check_target(target)
+    except ValueError as err:
+        raise SystemExit(f"error: --target {text!r}: {err}")
     return target
 
 

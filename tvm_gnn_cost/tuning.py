@@ -11,6 +11,7 @@ from tvm import auto_scheduler
 from tvm.auto_scheduler.task_scheduler import TaskSchedulerCallback
 
 from .logfile import read_log, repair_log
+from .workloads import check_target
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -155,6 +156,8 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
     progress : bool
         Show a progress bar.
     """
+    for target in {str(t.target) for t in tasks}:
+        check_target(target)
     if resume:
         repair_log(log_file)  # a kill while writing leaves a line TVM's readers stop at
     done = count_records(log_file, tasks) if resume else 0

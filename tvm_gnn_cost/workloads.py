@@ -1,10 +1,13 @@
 """Small built-in workloads, registered with Ansor so their logs can be read back."""
 from __future__ import annotations
 
+import logging
 from typing import List
 
 import tvm
 from tvm import auto_scheduler, te, topi
+
+logger = logging.getLogger("tvm_gnn_cost")
 
 
 @auto_scheduler.register_workload("tvm_gnn_cost.matmul")
@@ -32,6 +35,26 @@ def conv2d_bias_relu(n: int, h: int, w: int, ci: int, co: int, kernel: int, stri
 def host_target() -> tvm.target.Target:
     """LLVM for this machine's CPU, with its ``-mcpu`` (plain ``llvm`` is generic x86-64)."""
     return tvm.target.Target("llvm -mcpu=" + tvm.target.codegen.llvm_get_system_cpu())
+
+
+def check_target(target) -> None:
+    """Raise ``ValueError`` if this TVM build cannot compile code for ``target``; warn
+    about an LLVM CPU target without ``-mcpu``.
+
+    A CUDA target on a TVM built without CUDA otherwise fails every single
+    measurement with a build error, hours into a tuning job.
+    """
+    target = tvm.target.Target(target)
+    kind = target.kind.name
+    if tvm.get_global_func(f"target.build.{kind}", allow_missing=True) is None:
+        raise ValueError(
+            f"this TVM build cannot compile for target kind {kind!r} (no target.build.{kind}). "
+            f"Install a TVM built with {kind} support (for CUDA: USE_CUDA=ON), or tune for the "
+            "host CPU (the default target).")
+    if kind == "llvm" and not target.mcpu:
+        logger.warning("target %r has no -mcpu: LLVM emits generic x86-64 code. "
+                       "Add -mcpu=%s for this machine.", str(target),
+                       tvm.target.codegen.llvm_get_system_cpu())
 
 
 def demo_tasks(target=None) -> List[auto_scheduler.SearchTask]:
