@@ -6,7 +6,8 @@ import torch
 from tvm_gnn_cost.config import ModelConfig, TrainerConfig
 from tvm_gnn_cost.graph import ProgramGraph, batch_graphs
 from tvm_gnn_cost.losses import lambdarank_loss, make_loss, pairwise_loss
-from tvm_gnn_cost.metrics import pairwise_accuracy
+from tvm_gnn_cost.metrics import (normalized_throughput, pairwise_accuracy, recall_at_k,
+                                  throughput_errors, topk_score)
 from tvm_gnn_cost.trainer import FAILED_COST, OnlineTrainer
 
 N_FEAT = 12
@@ -138,3 +139,26 @@ def test_pairwise_accuracy_on_a_known_case():
                             np.array([3.0, 2.0, 1.0, 0.0, 1.0]) * [1, 1, 1, -1, -1],
                             np.array(["a", "a", "a", "b", "b"]))
     assert acc == pytest.approx(3 / 4)
+
+
+def test_topk_recall_and_errors_on_a_known_case():
+    inf = float("inf")
+    # task a: best 1.0 (program 1), the model ranks program 0 (cost 2.0) first, program 1 second
+    # task b: best 4.0 (program 4), the model ranks it first; program 5 failed
+    scores = np.array([0.9, 0.8, 0.1, 0.5, 0.7, 0.6])
+    costs = np.array([2.0, 1.0, 3.0, 8.0, 4.0, inf])
+    groups = np.array(["a", "a", "a", "b", "b", "b"])
+    # top-1: (1 + 4) / (2 + 4); weighted 3:1: (3*1 + 4) / (3*2 + 4)
+    assert topk_score(scores, costs, groups, 1) == pytest.approx(5 / 6)
+    assert topk_score(scores, costs, groups, 1, {"a": 3, "b": 1}) == pytest.approx(7 / 10)
+    assert topk_score(scores, costs, groups, 2) == 1.0
+    # recall@2: a: {0,1} vs {1,0} -> 1; b: {4,5} vs {4,3} -> 1/2
+    assert recall_at_k(scores, costs, groups, 2) == pytest.approx(0.75)
+    y = normalized_throughput(costs, groups)
+    np.testing.assert_allclose(y, [0.5, 1.0, 1 / 3, 0.5, 1.0, 0.0])
+    rmse, mape = throughput_errors(y, costs, groups)
+    assert rmse == 0 and mape == 0
+    pred = y + np.array([0.1, -0.2, 0.0, 0.0, 0.0, 5.0])  # the failed program does not count
+    rmse, mape = throughput_errors(pred, costs, groups)
+    assert rmse == pytest.approx(np.sqrt((0.01 + 0.04) / 5))
+    assert mape == pytest.approx((0.1 / 0.5 + 0.2 / 1.0) / 5)

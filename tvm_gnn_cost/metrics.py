@@ -1,5 +1,8 @@
-"""Ranking metrics within tasks."""
+"""Ranking and prediction metrics within tasks: pairwise accuracy, TenSet's top-k score
+and recall@k, and the error of predicted normalized throughput."""
 from __future__ import annotations
+
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 
@@ -32,3 +35,89 @@ def pairwise_accuracy(scores: np.ndarray, truth: np.ndarray, groups: np.ndarray)
         total += pairs.sum()
         right += (ds[pairs] > 0).sum() + 0.5 * (ds[pairs] == 0).sum()
     return right / total if total else float("nan")
+
+
+def _tasks(groups: np.ndarray):
+    for g in np.unique(groups):
+        yield g, np.flatnonzero(groups == g)
+
+
+def topk_score(scores: np.ndarray, costs: np.ndarray, groups: np.ndarray, k: int,
+               weights: Optional[Dict] = None) -> float:
+    """TenSet's top-k score: how close the best of a model's k picks is to the best program.
+
+    ``sum_t w_t * best_t / sum_t w_t * best_of_top_k_t``, ``best_t`` the lowest
+    cost of task ``t`` and ``best_of_top_k_t`` the lowest cost among the ``k``
+    programs of ``t`` with the highest scores. 1.0 means the model's top k always
+    hold the best program.
+
+    Parameters
+    ----------
+    scores : np.ndarray
+        Predicted scores, higher is better.
+    costs : np.ndarray
+        Measured costs (seconds), lower is better; failed programs as ``inf``
+        (or any cost >= 1e10).
+    groups : np.ndarray
+        Task of each program.
+    k : int
+        Programs picked per task.
+    weights : dict, optional
+        Weight of each task (default 1).
+    """
+    scores, costs, groups = np.asarray(scores, float), _valid_costs(costs), np.asarray(groups)
+    num = den = 0.0
+    for g, idx in _tasks(groups):
+        best = costs[idx].min()
+        if not np.isfinite(best):
+            continue  # no program of this task ran: nothing to pick
+        top = idx[np.argsort(-scores[idx], kind="stable")[:k]]
+        w = 1.0 if weights is None else float(weights[g])
+        num += w * best
+        den += w * costs[top].min()
+    return num / den if den else float("nan")
+
+
+def recall_at_k(scores: np.ndarray, costs: np.ndarray, groups: np.ndarray, k: int) -> float:
+    """Mean over tasks of ``|top k by score & top k by cost| / k`` (TenSet's recall@k)."""
+    scores, costs, groups = np.asarray(scores, float), _valid_costs(costs), np.asarray(groups)
+    out = []
+    for _, idx in _tasks(groups):
+        kk = min(k, len(idx))
+        pred = set(idx[np.argsort(-scores[idx], kind="stable")[:kk]].tolist())
+        true = set(idx[np.argsort(costs[idx], kind="stable")[:kk]].tolist())
+        out.append(len(pred & true) / kk)
+    return float(np.mean(out)) if out else float("nan")
+
+
+def normalized_throughput(costs: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """``best cost of the task / cost`` in (0, 1]; 0 for failed programs."""
+    costs, groups = _valid_costs(costs), np.asarray(groups)
+    y = np.zeros(len(costs))
+    for _, idx in _tasks(groups):
+        best = costs[idx].min()
+        if np.isfinite(best):
+            y[idx] = best / costs[idx]
+    return y
+
+
+def throughput_errors(predicted: np.ndarray, costs: np.ndarray,
+                      groups: np.ndarray) -> Tuple[float, float]:
+    """RMSE and MAPE of predicted normalized throughput, over programs that ran.
+
+    The seed paper's "prediction error": both GNNCostModel and XGBModel predict
+    ``best cost of the task / cost``.
+    """
+    y = normalized_throughput(costs, groups)
+    p = np.asarray(predicted, float)
+    ok = y > 0
+    if not ok.any():
+        return float("nan"), float("nan")
+    err = p[ok] - y[ok]
+    return float(np.sqrt(np.mean(err ** 2))), float(np.mean(np.abs(err) / y[ok]))
+
+
+def _valid_costs(costs) -> np.ndarray:
+    c = np.asarray(costs, float).copy()
+    c[~np.isfinite(c) | (c <= 0) | (c >= 1e10)] = np.inf
+    return c
