@@ -3,6 +3,7 @@
     tvm-gnn-cost tune --network resnet-18 --model gnn --trials 500 --log r18.json
     tvm-gnn-cost compare --network resnet-18 --models gnn,xgb,random --trials 500 --seeds 3 --out runs/r18
     tvm-gnn-cost plot runs/r18
+    tvm-gnn-cost collect --network resnet-18 --programs-per-task 64 --out data/r18.json
 """
 from __future__ import annotations
 
@@ -68,6 +69,14 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--out", required=True, help="folder for logs, curves, plot and summary")
     c.add_argument("--logs", nargs="*", default=[], metavar="MODEL=LOG",
                    help="existing logs to include instead of tuning (seeds in order given)")
+
+    co = sub.add_parser("collect", help="measure random programs of each task into a dataset log")
+    _add_workload_args(co)
+    co.add_argument("--programs-per-task", type=int, default=64)
+    co.add_argument("--out", required=True, help="Ansor log to append to (tasks saved beside it)")
+    co.add_argument("--seed", type=int, default=0)
+    co.add_argument("--search-trials", type=int, default=0,
+                    help="then also tune with the GNN for this many trials into the same log")
 
     pl = sub.add_parser("plot", help="redraw the plot and summary of a compare folder")
     pl.add_argument("out", help="folder written by compare")
@@ -188,6 +197,27 @@ def cmd_compare(args) -> int:
     return 0
 
 
+def cmd_collect(args) -> int:
+    from .dataset import collect, tasks_path
+    from .networks import load_workload
+    from .tuning import make_model, tune
+
+    if args.programs_per_task < 1:
+        raise SystemExit("error: --programs-per-task must be at least 1")
+    target = _target(args.target)
+    workload = load_workload(args.network, target, args.batch_size, args.input_shape)
+    print(f"{args.network}: {len(workload.tasks)} tasks, target {target}", flush=True)
+    total = collect(workload.tasks, args.programs_per_task, args.out, seed=args.seed,
+                    progress=True, runner=_runner(args))
+    if args.search_trials:
+        tune(workload.tasks, make_model("gnn", args.seed), args.search_trials, args.out,
+             weights=workload.weights, seed=args.seed, search_params=_search_params(args),
+             measures_per_round=args.measures_per_round, runner=_runner(args), progress=True)
+    print(f"{args.out}: {total} random programs of {len(workload.tasks)} tasks; "
+          f"tasks in {tasks_path(args.out)}")
+    return 0
+
+
 def _tune_run(args, tasks, target, model: str, seed: int, log: str, max_restarts: int = 5) -> None:
     """Tune one model and seed to ``args.trials`` in a child process, resuming after a crash.
 
@@ -266,7 +296,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("TOPHUB_LOCATION", "NONE")
-    handlers = {"tune": cmd_tune, "compare": cmd_compare, "plot": cmd_plot}
+    handlers = {"tune": cmd_tune, "compare": cmd_compare, "plot": cmd_plot,
+                "collect": cmd_collect}
     return handlers[args.command](args)
 
 
