@@ -4,6 +4,8 @@
     tvm-gnn-cost compare --network resnet-18 --models gnn,xgb,random --trials 500 --seeds 3 --out runs/r18
     tvm-gnn-cost plot runs/r18
     tvm-gnn-cost collect --network resnet-18 --programs-per-task 64 --out data/r18.json
+    tvm-gnn-cost pretrain data/*.json --out gnn-cpu.pt
+    tvm-gnn-cost evaluate --model gnn-cpu.pt --baseline xgb --train data/*.json data/heldout/*.json
 """
 from __future__ import annotations
 
@@ -60,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--resume", action="store_true",
                    help="continue from the records in --log, with the model trained on them")
     t.add_argument("--save-model", default=None, help="save the GNN here after tuning")
+    t.add_argument("--pretrained", default=None,
+                   help="start the GNN from this checkpoint (see pretrain); it keeps learning")
 
     c = sub.add_parser("compare", help="tune with several cost models and compare search curves")
     _add_workload_args(c)
@@ -77,6 +81,24 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--seed", type=int, default=0)
     co.add_argument("--search-trials", type=int, default=0,
                     help="then also tune with the GNN for this many trials into the same log")
+
+    pt = sub.add_parser("pretrain", help="train the GNN offline on Ansor logs")
+    pt.add_argument("logs", nargs="+", help="Ansor logs (task files beside them are loaded)")
+    pt.add_argument("--out", required=True, help="checkpoint to write")
+    pt.add_argument("--epochs", type=int, default=30)
+    pt.add_argument("--patience", type=int, default=5)
+    pt.add_argument("--val-fraction", type=float, default=0.2, help="share of tasks held out")
+    pt.add_argument("--seed", type=int, default=0)
+    pt.add_argument("-v", "--verbose", action="store_true")
+
+    ev = sub.add_parser("evaluate", help="accuracy of a pretrained GNN (and XGBoost) on held-out logs")
+    ev.add_argument("logs", nargs="+", help="held-out Ansor logs")
+    ev.add_argument("--model", required=True, help="GNN checkpoint")
+    ev.add_argument("--baseline", choices=["xgb", "none"], default="xgb")
+    ev.add_argument("--train", nargs="*", default=[],
+                    help="logs to train the XGBoost baseline on (the GNN's training logs)")
+    ev.add_argument("--out", default=None, help="also write the table to this markdown file")
+    ev.add_argument("-v", "--verbose", action="store_true")
 
     pl = sub.add_parser("plot", help="redraw the plot and summary of a compare folder")
     pl.add_argument("out", help="folder written by compare")
@@ -131,6 +153,10 @@ def cmd_tune(args) -> int:
     workload = load_workload(args.network, target, args.batch_size, args.input_shape)
     print(f"{args.network}: {len(workload.tasks)} tasks, target {target}", flush=True)
     model = make_model(args.model, seed=args.seed)
+    if args.pretrained:
+        if args.model != "gnn":
+            raise SystemExit("error: --pretrained needs --model gnn")
+        model.load(args.pretrained)
     curve = tune(workload.tasks, model, args.trials, args.log, weights=workload.weights,
                  seed=args.seed, search_params=_search_params(args),
                  measures_per_round=args.measures_per_round, runner=_runner(args),
@@ -218,6 +244,58 @@ def cmd_collect(args) -> int:
     return 0
 
 
+def cmd_pretrain(args) -> int:
+    from .adapter import GNNCostModel
+    from .pretrain import PretrainConfig, pretrain
+
+    for log in args.logs:
+        if not os.path.exists(log):
+            raise SystemExit(f"error: no log at {log}")
+    model = GNNCostModel(seed=args.seed)
+    cfg = PretrainConfig(epochs=args.epochs, patience=args.patience,
+                         val_fraction=args.val_fraction, seed=args.seed)
+    result = pretrain(model, args.logs, cfg, progress=True)
+    model.save(args.out)
+    print(f"pretrained on {result.train_tasks} tasks ({result.val_tasks} held out for "
+          f"validation): best epoch {result.best_epoch} of {result.epochs}, validation pairwise "
+          f"accuracy {result.best_val_accuracy:.3f}; saved {args.out}")
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    from tvm import auto_scheduler
+
+    from .adapter import GNNCostModel
+    from .dataset import register_logs
+    from .evaluate import gnn_scorer, load_groups, score, table, xgb_scorer
+    from .logfile import read_log
+
+    model = GNNCostModel()
+    model.load(args.model)
+    groups = load_groups(args.logs, model.rebuilder)
+    if not groups:
+        raise SystemExit(f"error: no usable record in {args.logs}")
+    results = {"gnn": score(groups, gnn_scorer(model))}
+    if args.baseline == "xgb":
+        if not args.train:
+            raise SystemExit("error: --baseline xgb needs --train LOGS (the GNN's training logs)")
+        register_logs(args.train)
+        xgb = auto_scheduler.XGBModel(seed=0, num_warmup_sample=1)  # train on whatever is given
+        inputs, res = [], []
+        for log in args.train:
+            i, r, _ = read_log(log)
+            inputs += i
+            res += r
+        xgb.update(inputs, res)
+        results["xgb"] = score(groups, xgb_scorer(xgb))
+    text = table(results)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    return 0
+
+
 def _tune_run(args, tasks, target, model: str, seed: int, log: str, max_restarts: int = 5) -> None:
     """Tune one model and seed to ``args.trials`` in a child process, resuming after a crash.
 
@@ -297,7 +375,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("TOPHUB_LOCATION", "NONE")
     handlers = {"tune": cmd_tune, "compare": cmd_compare, "plot": cmd_plot,
-                "collect": cmd_collect}
+                "collect": cmd_collect, "pretrain": cmd_pretrain, "evaluate": cmd_evaluate}
     return handlers[args.command](args)
 
 

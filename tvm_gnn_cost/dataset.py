@@ -15,7 +15,7 @@ import logging
 import os
 import pickle
 import tempfile
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Sequence
 
 from tvm import auto_scheduler
 

@@ -1,0 +1,101 @@
+"""Accuracy of cost models on logs of measured programs: per task and overall.
+
+For every model: pairwise ranking accuracy, TenSet's top-1 and top-5 scores,
+recall@5, and RMSE / MAPE of the predicted normalized throughput (the seed
+paper's prediction error).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Sequence
+
+import numpy as np
+
+from .dataset import register_logs
+from .logfile import read_log
+from .metrics import (normalized_throughput, pairwise_accuracy, recall_at_k, throughput_errors,
+                      topk_score)
+from .records import TaskGroup, group_by_task
+
+METRICS = ("pairwise", "top1", "top5", "recall@5", "rmse", "mape")
+
+
+@dataclass
+class Scored:
+    """One model's scores of the programs of one task."""
+
+    task: str
+    scores: np.ndarray
+    costs: np.ndarray
+
+
+def load_groups(logs: Sequence[str], rebuilder=None) -> List[TaskGroup]:
+    """Measured programs of ``logs`` by task (task files beside the logs are loaded first)."""
+    register_logs(logs)
+    groups: Dict[str, TaskGroup] = {}
+    for log in logs:
+        inputs, results, _ = read_log(log)
+        for g in group_by_task(inputs, results, rebuilder):
+            key = f"{g.task.workload_key}|{g.task.target}"
+            if key in groups:
+                groups[key].states += g.states
+                groups[key].costs += g.costs
+            else:
+                groups[key] = g
+    return list(groups.values())
+
+
+def gnn_scorer(model) -> Callable:
+    """Scores of a ``GNNCostModel`` for the states of a task read from a log."""
+    return lambda task, states: model.trainer.predict(model._featurize_measured(task, states))
+
+
+def xgb_scorer(model) -> Callable:
+    """Scores of Ansor's ``XGBModel`` (it replays the states itself)."""
+    return lambda task, states: np.asarray(model.predict(task, states), dtype=float)
+
+
+def score(groups: Sequence[TaskGroup], scorer: Callable) -> List[Scored]:
+    return [Scored(g.task.desc or g.task.workload_key[:40], np.asarray(scorer(g.task, g.states)),
+                   np.asarray(g.costs, dtype=float)) for g in groups]
+
+
+def metrics(scored: Sequence[Scored]) -> Dict[str, float]:
+    """The metrics of :data:`METRICS` over all the tasks of ``scored``."""
+    scores = np.concatenate([s.scores for s in scored])
+    costs = np.concatenate([s.costs for s in scored])
+    tasks = np.concatenate([[i] * len(s.costs) for i, s in enumerate(scored)])
+    scores = np.where(np.isfinite(scores), scores, -1e30)
+    ran = costs < 1e10
+    truth = normalized_throughput(costs, tasks)
+    rmse, mape = throughput_errors(np.clip(scores, -1e3, 1e3), costs, tasks)
+    return {
+        "pairwise": pairwise_accuracy(scores[ran], truth[ran], tasks[ran]),
+        "top1": topk_score(scores, costs, tasks, 1),
+        "top5": topk_score(scores, costs, tasks, 5),
+        "recall@5": recall_at_k(scores[ran], costs[ran], tasks[ran], 5),
+        "rmse": rmse,
+        "mape": mape,
+    }
+
+
+def table(results: Dict[str, List[Scored]]) -> str:
+    """Markdown: one row per model overall, then one per model and task."""
+    head = "| model | task | programs | " + " | ".join(METRICS) + " |\n"
+    head += "|---|---|---:|" + "---:|" * len(METRICS) + "\n"
+    rows = []
+    for name, scored in results.items():
+        m = metrics(scored)
+        n = sum(len(s.costs) for s in scored)
+        rows.append(f"| **{name}** | all {len(scored)} | {n} | "
+                    + " | ".join(f"{m[k]:.3f}" for k in METRICS) + " |")
+    for name, scored in results.items():
+        for s in scored:
+            m = metrics([s])
+            rows.append(f"| {name} | {s.task} | {len(s.costs)} | "
+                        + " | ".join(f"{m[k]:.3f}" for k in METRICS) + " |")
+    return head + "\n".join(rows) + "\n"
+
+
+__all__ = ["METRICS", "Scored", "gnn_scorer", "load_groups", "metrics", "score", "table",
+           "xgb_scorer"]
