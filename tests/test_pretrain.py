@@ -49,3 +49,23 @@ def test_pretrain_and_evaluate_commands(measured_conv, tmp_path, capsys):
         values = [float(x) for x in row.strip("|").split("|")[3:]]
         pairwise, top1, top5, recall = values[:4]
         assert 0.6 < pairwise <= 1 and 0 < top1 <= top5 <= 1 and 0 <= recall <= 1  # seen data
+
+
+def test_two_processes_train_as_well_as_one(measured_conv, conv_task):
+    from tvm_gnn_cost.metrics import normalized_throughput, pairwise_accuracy
+    from tvm_gnn_cost.pretrain import load_records
+
+    log = measured_conv[0]
+    data = load_records(GNNCostModel(), [log])
+    truth = normalized_throughput(np.asarray(data.costs), np.asarray(data.tasks))
+    accs, losses = [], []
+    for nproc in (1, 2):
+        model = GNNCostModel(seed=0)
+        result = pretrain(model, [log], PretrainConfig(epochs=15, val_fraction=0.0),
+                          records=data, nproc=nproc)
+        losses.append(result.train_loss[-1])
+        accs.append(pairwise_accuracy(model.trainer.predict(data.graphs), truth,
+                                      np.asarray(data.tasks)))
+        assert model.trainer.ready
+    assert accs[0] > 0.6 and abs(accs[0] - accs[1]) < 0.05, accs
+    assert abs(losses[0] - losses[1]) < 0.25 * losses[0], losses

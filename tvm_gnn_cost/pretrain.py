@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import os
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence
 
@@ -16,6 +17,7 @@ import torch
 
 from .dataset import register_logs
 from .graph import ProgramGraph, batch_graphs
+from .losses import make_loss, score_from_raw
 from .logfile import read_log
 from .metrics import normalized_throughput, pairwise_accuracy
 from .records import group_by_task
@@ -48,6 +50,8 @@ class Records:
 
 @dataclass
 class PretrainResult:
+    """What :func:`pretrain` did: epochs run, the best one, and the curves."""
+
     epochs: int
     best_epoch: int
     best_val_accuracy: float
@@ -98,77 +102,157 @@ def split_tasks(tasks: Sequence[str], val_fraction: float, seed: int):
 
 
 def pretrain(model, logs: Sequence[str], config: Optional[PretrainConfig] = None,
-             progress: bool = False, records: Optional[Records] = None) -> PretrainResult:
+             progress: bool = False, records: Optional[Records] = None,
+             nproc: int = 1) -> PretrainResult:
     """Train ``model`` (a ``GNNCostModel``) on ``logs``; it predicts at once afterwards.
 
     The weights of the epoch with the best validation pairwise accuracy are kept
-    (the last epoch's when no task is held out).
+    (the last epoch's when no task is held out). With ``nproc > 1`` the epochs
+    run data-parallel in ``nproc`` processes (``torch.distributed`` DDP over
+    gloo on 127.0.0.1): each global batch is split between the processes and
+    their gradients averaged, so the steps are the same as with one process.
     """
     cfg = config or PretrainConfig()
+    if nproc < 1:
+        raise ValueError(f"nproc must be at least 1, got {nproc}")
     data = records or load_records(model, logs)
     train_idx, val_idx = split_tasks(data.tasks, cfg.val_fraction, cfg.seed)
     train, val = data.subset(train_idx), data.subset(val_idx)
     trainer = model.trainer
-    tcfg = trainer.config
-    groups = np.unique(np.asarray(train.tasks), return_inverse=True)[1]
-    y = torch.from_numpy(normalized_throughput(np.asarray(train.costs), groups).astype(np.float32))
-    g = torch.from_numpy(groups.astype(np.int64))
     trainer.model.set_normalization(torch.from_numpy(np.concatenate([x.features
                                                                      for x in train.graphs])))
     trainer.normalized = True
+    job = _Job(train, val, cfg, trainer.config.batch_size, trainer.config.loss,
+               trainer.config.lr, trainer.config.weight_decay, progress)
+    if nproc == 1:
+        out = _epochs(trainer.model, trainer.optimizer, job, rank=0, world=1)
+    else:
+        out = _spawn(trainer.model, job, nproc)
+    trainer.model.load_state_dict(out.pop("state"))
+    trainer.model.eval()
+    trainer.n_fits = max(trainer.n_fits, 1)
+    return PretrainResult(train_tasks=len(set(train.tasks)), val_tasks=len(set(val.tasks)), **out)
+
+
+@dataclass
+class _Job:
+    train: Records
+    val: Records
+    cfg: PretrainConfig
+    batch_size: int
+    loss: str
+    lr: float
+    weight_decay: float
+    progress: bool
+
+
+def _predict(net, graphs: Sequence[ProgramGraph]) -> np.ndarray:
+    out = []
+    with torch.inference_mode():
+        for s in range(0, len(graphs), 4096):
+            out.append(score_from_raw(net(batch_graphs(graphs[s:s + 4096])).double()).numpy())
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+def _epochs(net, optimizer, job: _Job, rank: int, world: int) -> dict:
+    """The training loop; rank 0 validates, keeps the best weights and decides to stop."""
+    import torch.distributed as dist
+
+    cfg, train, val = job.cfg, job.train, job.val
+    module = net.module if hasattr(net, "module") else net
+    loss_fn = make_loss(job.loss)
+    groups = np.unique(np.asarray(train.tasks), return_inverse=True)[1]
+    y = torch.from_numpy(normalized_throughput(np.asarray(train.costs), groups).astype(np.float32))
+    g = torch.from_numpy(groups.astype(np.int64))
     val_truth = normalized_throughput(np.asarray(val.costs), np.asarray(val.tasks))
-    gen = torch.Generator().manual_seed(cfg.seed)
-    n, bs = len(train.graphs), min(tcfg.batch_size, len(train.graphs))
-    best_acc, best_epoch, best_state, stale = -1.0, 0, None, 0
+    gen = torch.Generator().manual_seed(cfg.seed)  # the same batches in every process
+    n = len(train.graphs)
+    bs = max(2 * world, min(job.batch_size, n))
+    best = {"acc": -1.0, "epoch": 0, "state": None}
     losses: List[float] = []
     accs: List[float] = []
     bar = None
-    if progress:
+    if job.progress and rank == 0:
         from tqdm import tqdm
 
         bar = tqdm(total=cfg.epochs, desc="pretrain", unit="epoch")
-    epoch = 0
+    stale, epoch = 0, 0
     try:
         for epoch in range(1, cfg.epochs + 1):
-            trainer.model.train()
+            net.train()
             perm = torch.randperm(n, generator=gen)
-            total = 0.0
-            for b in range(0, n - bs + 1, bs):
-                idx = perm[b:b + bs]
-                loss = trainer.loss_fn(trainer.model(batch_graphs([train.graphs[i]
-                                                                   for i in idx.tolist()])),
-                                       y[idx], g[idx])
-                trainer.optimizer.zero_grad()
+            total, steps = 0.0, 0
+            for b in range(0, max(1, n - bs + 1), bs):
+                idx = perm[b:b + bs][rank::world]
+                loss = loss_fn(net(batch_graphs([train.graphs[i] for i in idx.tolist()])),
+                               y[idx], g[idx])
+                optimizer.zero_grad()
                 loss.backward()
-                trainer.optimizer.step()
+                optimizer.step()
                 total += loss.item()
-            trainer.model.eval()
-            trainer.n_fits = max(trainer.n_fits, 1)
-            losses.append(total / max(1, n // bs))
-            acc = float("nan")
-            if val.graphs:
-                acc = pairwise_accuracy(trainer.predict(val.graphs), val_truth,
-                                        np.asarray(val.tasks))
-            accs.append(acc)
-            if bar:
-                bar.update(1)
-                bar.set_postfix_str(f"loss {losses[-1]:.4f} val acc {acc:.3f}")
-            if not val.graphs or acc > best_acc:
-                best_acc, best_epoch, stale = acc, epoch, 0
-                best_state = copy.deepcopy(trainer.model.state_dict())
-            else:
-                stale += 1
-                if stale >= cfg.patience:
-                    logger.info("pretrain: early stop at epoch %d (best %d)", epoch, best_epoch)
-                    break
+                steps += 1
+            net.eval()
+            losses.append(total / max(1, steps))
+            stop = torch.zeros(1)
+            if rank == 0:
+                acc = float("nan")
+                if val.graphs:
+                    acc = pairwise_accuracy(_predict(module, val.graphs), val_truth,
+                                            np.asarray(val.tasks))
+                accs.append(acc)
+                if bar:
+                    bar.update(1)
+                    bar.set_postfix_str(f"loss {losses[-1]:.4f} val acc {acc:.3f}")
+                if not val.graphs or acc > best["acc"]:
+                    best.update(acc=acc, epoch=epoch, state=copy.deepcopy(module.state_dict()))
+                    stale = 0
+                else:
+                    stale += 1
+                    if stale >= cfg.patience:
+                        logger.info("pretrain: early stop at epoch %d (best %d)", epoch,
+                                    best["epoch"])
+                        stop[0] = 1
+            if world > 1:
+                dist.broadcast(stop, src=0)
+            if stop[0]:
+                break
     finally:
         if bar:
             bar.close()
-    if best_state is not None:
-        trainer.model.load_state_dict(best_state)
-    trainer.model.eval()
-    return PretrainResult(epoch, best_epoch, best_acc, losses, accs,
-                          len(set(train.tasks)), len(set(val.tasks)))
+    return {"epochs": epoch, "best_epoch": best["epoch"], "best_val_accuracy": best["acc"],
+            "train_loss": losses, "val_accuracy": accs, "state": best["state"]}
+
+
+def _spawn(net, job: _Job, nproc: int) -> dict:
+    import socket
+    import tempfile
+
+    import torch.multiprocessing as mp
+
+    with socket.socket() as s:  # a free port for the process group
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with tempfile.TemporaryDirectory(prefix="gnn-ddp-") as tmp:
+        out = os.path.join(tmp, "result.pt")
+        mp.spawn(_ddp_worker, args=(nproc, port, net, job, out), nprocs=nproc, join=True)
+        return torch.load(out, weights_only=False)
+
+
+def _ddp_worker(rank: int, world: int, port: int, net, job: _Job, out: str) -> None:
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    torch.set_num_threads(max(1, (os.cpu_count() or 1) // world))
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=world)
+    try:
+        ddp = DistributedDataParallel(net)
+        optimizer = torch.optim.AdamW(ddp.parameters(), lr=job.lr, weight_decay=job.weight_decay)
+        result = _epochs(ddp, optimizer, job, rank, world)
+        if rank == 0:
+            torch.save(result, out)
+    finally:
+        dist.destroy_process_group()
 
 
 __all__ = ["PretrainConfig", "PretrainResult", "Records", "load_records", "pretrain",
