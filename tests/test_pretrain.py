@@ -69,3 +69,19 @@ def test_two_processes_train_as_well_as_one(measured_conv, conv_task):
         assert model.trainer.ready
     assert accs[0] > 0.6 and abs(accs[0] - accs[1]) < 0.05, accs
     assert abs(losses[0] - losses[1]) < 0.25 * losses[0], losses
+
+
+def test_worker_processes_featurize_the_same_graphs(measured_conv, tmp_path):
+    from tvm_gnn_cost.pretrain import load_records
+
+    lines = open(measured_conv[0]).read().splitlines()
+    logs = [str(tmp_path / "a.json"), str(tmp_path / "b.json")]
+    for path, part in zip(logs, (lines[:40], lines[40:])):
+        with open(path, "w") as f:
+            f.write("\n".join(part) + "\n")
+    one = load_records(GNNCostModel(), logs)
+    two = load_records(GNNCostModel(), logs, workers=2)
+    assert len(one.graphs) == len(two.graphs) == len(lines)
+    assert one.tasks == two.tasks and one.costs == two.costs
+    for a, b in zip(one.graphs, two.graphs):
+        np.testing.assert_array_equal(a.features, b.features)

@@ -91,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     pt.add_argument("--seed", type=int, default=0)
     pt.add_argument("--nproc", type=int, default=1,
                     help="train data-parallel in this many processes (DDP over gloo)")
+    pt.add_argument("--workers", type=int, default=1,
+                    help="processes that read and featurize the logs, one log each")
     pt.add_argument("-v", "--verbose", action="store_true")
 
     ev = sub.add_parser("evaluate", help="accuracy of a pretrained GNN (and XGBoost) on held-out logs")
@@ -256,7 +258,8 @@ def cmd_pretrain(args) -> int:
     model = GNNCostModel(seed=args.seed)
     cfg = PretrainConfig(epochs=args.epochs, patience=args.patience,
                          val_fraction=args.val_fraction, seed=args.seed)
-    result = pretrain(model, args.logs, cfg, progress=True, nproc=args.nproc)
+    result = pretrain(model, args.logs, cfg, progress=True, nproc=args.nproc,
+                      workers=args.workers)
     model.save(args.out)
     print(f"pretrained on {result.train_tasks} tasks ({result.val_tasks} held out for "
           f"validation): best epoch {result.best_epoch} of {result.epochs}, validation pairwise "

@@ -61,31 +61,57 @@ class PretrainResult:
     val_tasks: int
 
 
-def load_records(model, logs: Sequence[str]) -> Records:
-    """Featurize every usable record of ``logs`` with ``model``'s featurizer.
+def load_records(model, logs: Sequence[str], workers: int = 1) -> Records:
+    """Featurize every usable record of ``logs`` with ``model``'s featurizer settings.
 
     Task files beside the logs (see :mod:`tvm_gnn_cost.dataset`) are loaded
-    first so that network workloads can be read.
+    first so that network workloads can be read. With ``workers > 1`` the logs
+    are read and featurized in that many worker processes, one log at a time.
     """
-    from .featurizer import task_key
-
-    register_logs(logs)
     out = Records()
-    for log in logs:
-        inputs, results, report = read_log(log)
-        for group in group_by_task(inputs, results, model.rebuilder):
-            graphs = model._featurize_measured(group.task, group.states)
-            for g, c in zip(graphs, group.costs):
-                if g.valid and g.num_nodes:
-                    out.graphs.append(g)
-                    out.tasks.append(task_key(group.task))
-                    out.costs.append(c)
-        logger.info("pretrain: %s", report.describe())
-    if model.rebuilder.skipped:
-        logger.warning("pretrain: skipped records: %s", dict(model.rebuilder.skipped))
+    if workers > 1 and len(logs) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        ctx = multiprocessing.get_context("spawn")  # TVM and torch do not survive a fork well
+        with ProcessPoolExecutor(min(workers, len(logs)), mp_context=ctx) as pool:
+            parts = pool.map(_featurize_log, logs, [model.featurizer.config] * len(logs))
+            for part in parts:
+                out.graphs += part.graphs
+                out.tasks += part.tasks
+                out.costs += part.costs
+    else:
+        for log in logs:
+            _featurize_into(model, log, out)
     if not out.graphs:
         raise ValueError(f"no usable measurement record in {list(logs)}; were the logs written "
                          "by Ansor and their task files kept beside them?")
+    return out
+
+
+def _featurize_into(model, log: str, out: Records) -> None:
+    from .featurizer import task_key
+
+    register_logs([log])
+    inputs, results, report = read_log(log)
+    for group in group_by_task(inputs, results, model.rebuilder):
+        graphs = model._featurize_measured(group.task, group.states)
+        for g, c in zip(graphs, group.costs):
+            if g.valid and g.num_nodes:
+                out.graphs.append(g)
+                out.tasks.append(task_key(group.task))
+                out.costs.append(c)
+    if model.rebuilder.skipped:
+        report.skipped.update(model.rebuilder.skipped)
+        model.rebuilder.skipped.clear()
+    logger.info("pretrain: %s", report.describe())
+
+
+def _featurize_log(log: str, featurizer_config) -> Records:
+    from .adapter import GNNCostModel
+
+    out = Records()
+    _featurize_into(GNNCostModel(featurizer_config=featurizer_config), log, out)
     return out
 
 
@@ -103,7 +129,7 @@ def split_tasks(tasks: Sequence[str], val_fraction: float, seed: int):
 
 def pretrain(model, logs: Sequence[str], config: Optional[PretrainConfig] = None,
              progress: bool = False, records: Optional[Records] = None,
-             nproc: int = 1) -> PretrainResult:
+             nproc: int = 1, workers: int = 1) -> PretrainResult:
     """Train ``model`` (a ``GNNCostModel``) on ``logs``; it predicts at once afterwards.
 
     The weights of the epoch with the best validation pairwise accuracy are kept
@@ -111,11 +137,12 @@ def pretrain(model, logs: Sequence[str], config: Optional[PretrainConfig] = None
     run data-parallel in ``nproc`` processes (``torch.distributed`` DDP over
     gloo on 127.0.0.1): each global batch is split between the processes and
     their gradients averaged, so the steps are the same as with one process.
+    ``workers`` processes read and featurize the logs (see :func:`load_records`).
     """
     cfg = config or PretrainConfig()
     if nproc < 1:
         raise ValueError(f"nproc must be at least 1, got {nproc}")
-    data = records or load_records(model, logs)
+    data = records or load_records(model, logs, workers)
     train_idx, val_idx = split_tasks(data.tasks, cfg.val_fraction, cfg.seed)
     train, val = data.subset(train_idx), data.subset(val_idx)
     trainer = model.trainer
