@@ -182,6 +182,7 @@ def cmd_compare(args) -> int:
     from .curves import curve_from_log, read_curves, summary_table, weights_measured, write_curves
     from .deploy import build_and_time
     from .networks import load_workload
+
     target = _target(args.target)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     workload = load_workload(args.network, target, args.batch_size, args.input_shape)
