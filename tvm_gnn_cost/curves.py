@@ -188,7 +188,8 @@ def plot_curves(curves: Sequence[Curve], png: str, title: str = "") -> None:
 
 def summary_table(curves: Sequence[Curve], reference: str = "xgb") -> str:
     """Markdown: per model, medians over seeds of the final latency, trials to reach the
-    reference model's final latency, tuning time, time per trial and measured latency."""
+    reference model's final latency (median of the seeds that reach it, then each seed's in
+    brackets), tuning time, time per trial and measured latency."""
     groups = _by_model(curves)
     ref_final = None
     if reference in groups:
@@ -205,6 +206,8 @@ def summary_table(curves: Sequence[Curve], reference: str = "xgb") -> str:
             reach = (f"{int(np.median(got))}" + (f" ({len(got)}/{len(hits)} seeds)"
                                                   if len(got) < len(hits) else "")
                      if got else "never")
+            if len(hits) > 1:
+                reach += " [" + ", ".join("never" if h is None else str(h) for h in hits) + "]"
         wall = [c.wall for c in runs]
         per_trial = [c.wall / c.trials[-1] for c in runs if c.trials]
         measured = [c.measured * 1e3 for c in runs if c.measured]
