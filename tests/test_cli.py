@@ -87,11 +87,12 @@ def test_compare_writes_curves_plot_and_summary(tmp_path, capsys):
         assert all(b <= a for a, b in zip(lat, lat[1:]))  # monotone non-increasing
     summary = open(os.path.join(out, "summary.md")).read()
     assert "| gnn | 1 |" in summary and "| random | 1 |" in summary
-    # Rerun reuses the finished logs (no tuning), and plot redraws from the saved data.
-    start = time.time()
+    # Rerun reuses the finished logs (nothing tuned again), and plot redraws from the saved data.
+    logs = sorted(os.path.join(out, "logs", x) for x in os.listdir(os.path.join(out, "logs")))
+    before = {p: open(p).read() for p in logs}
     assert main(["compare", *MATMUL, "--models", "gnn,random", "--trials", "16", "--seeds", "1",
                  "--out", out, "--no-build"]) == 0
-    assert time.time() - start < 30
+    assert {p: open(p).read() for p in logs} == before
     os.remove(os.path.join(out, "curves.png"))
     assert main(["plot", out]) == 0
     assert os.path.getsize(os.path.join(out, "curves.png")) > 0
@@ -170,3 +171,17 @@ def test_tasks_nobody_could_measure_are_found(tmp_path, matmul_task, conv_task):
     assert curve_from_log(log, both, "gnn", 0).final == float("inf")
     left_out = curve_from_log(log, {**both, conv_task.workload_key: 0}, "gnn", 0)
     assert left_out.final == 1e-3 and left_out.trials[-1] == 4  # its trials still count
+
+
+def test_time_a_crashed_job_was_not_running_is_left_out(tmp_path, matmul_task):
+    from tvm_gnn_cost.curves import curve_from_log
+    from tvm_gnn_cost.sampling import sample_states
+
+    log = str(tmp_path / "gap.json")
+    states = sample_states(matmul_task, 4)
+    results = [auto_scheduler.MeasureResult([1e-3], 0, "", 0.1, t) for t in (10, 11, 1000, 1001)]
+    auto_scheduler.save_records(log, [auto_scheduler.MeasureInput(matmul_task, s)
+                                      for s in states], results)
+    w = {matmul_task.workload_key: 1}
+    assert curve_from_log(log, w, "gnn", 0, round_size=1).seconds == [0, 1, 990, 991]
+    assert curve_from_log(log, w, "gnn", 0, round_size=1, max_gap=60).seconds == [0, 1, 1, 2]

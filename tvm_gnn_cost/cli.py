@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--trials", type=int, required=True, help="trials per run")
     c.add_argument("--seeds", type=int, default=3, help="runs per model, seeds 0..N-1")
     c.add_argument("--out", required=True, help="folder for logs, curves, plot and summary")
+    c.add_argument("--max-gap", type=float, default=300.0,
+                   help="seconds between two records counted as the job not running (a crash "
+                        "before a resume), left out of the tuning time")
     c.add_argument("--logs", nargs="*", default=[], metavar="MODEL=LOG",
                    help="existing logs to include instead of tuning (seeds in order given)")
 
@@ -217,7 +220,7 @@ def cmd_compare(args) -> int:
         if os.path.exists(log + ".start"):
             start = float(open(log + ".start").read())
         curve = curve_from_log(log, weights, model, seed, start_time=start,
-                               round_size=args.measures_per_round)
+                               round_size=args.measures_per_round, max_gap=args.max_gap)
         curve.measured = previous.get((model, seed, curve.trials[-1] if curve.trials else 0))
         if curve.measured is None and not args.no_build:
             curve.measured = build_and_time(workload, log, target)

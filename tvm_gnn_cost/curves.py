@@ -43,13 +43,16 @@ class Curve:
 
 
 def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: int,
-                   start_time: Optional[float] = None, round_size: int = 16) -> Curve:
+                   start_time: Optional[float] = None, round_size: int = 16,
+                   max_gap: Optional[float] = None) -> Curve:
     """Rebuild a curve from an Ansor log, one point per round.
 
     A round is a run of consecutive records of one task (how ``TaskScheduler`` measures),
     at most ``round_size`` long. Records of tasks not in ``weights`` are skipped; a task of
     weight 0 counts towards the trials but not towards the latency. Time is taken from
     the records' timestamps, from ``start_time`` if given, else from the first record's.
+    A gap longer than ``max_gap`` seconds between two records is taken as time the job was
+    not running (a crash, then a resume later) and left out.
     """
     from .logfile import read_log
     from .records import measured_cost
@@ -58,25 +61,27 @@ def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: i
     best = {k: INF for k in weights}
     curve = Curve(model, seed)
     prev_key, ts0, n, in_round = None, start_time, 0, 0
-    last_ts = 0.0
+    last_ts, paused = 0.0, 0.0
     for inp, res in zip(*read_log(log_file)[:2]):
         key = inp.task.workload_key
         if key not in best:
             continue
         if prev_key is not None and (key != prev_key or in_round == round_size):
-            _add_point(curve, n, last_ts - ts0, best, weights)
+            _add_point(curve, n, last_ts - ts0 - paused, best, weights)
             in_round = 0
         n += 1
         in_round += 1
         ts = float(res.timestamp)
         ts0 = ts if ts0 is None else ts0
+        if n > 1 and max_gap is not None and ts - last_ts > max_gap:
+            paused += ts - last_ts
         last_ts = ts
         cost = measured_cost(res)
         if cost < FAILED_COST:
             best[key] = min(best[key], cost)
         prev_key = key
     if n:
-        _add_point(curve, n, last_ts - ts0, best, weights)
+        _add_point(curve, n, last_ts - ts0 - paused, best, weights)
     return curve
 
 
