@@ -9,7 +9,7 @@ import os
 os.environ.setdefault("DGLBACKEND", "pytorch")
 os.environ.setdefault("TOPHUB_LOCATION", "NONE")
 
-from .config import FeaturizerConfig, ModelConfig, TrainerConfig  # noqa: E402
+from .config import FeaturizerConfig, ModelConfig, PretrainConfig, TrainerConfig  # noqa: E402
 from .graph import ProgramGraph  # noqa: E402
 
 __version__ = "0.1.0"
@@ -29,4 +29,4 @@ def __getattr__(name):
 
 
 __all__ = ["GNNCostModel", "StateFeaturizer", "ProgramGraph", "FeaturizerConfig", "ModelConfig",
-           "TrainerConfig", "__version__"]
+           "TrainerConfig", "PretrainConfig", "__version__"]

@@ -53,6 +53,16 @@ class TrainerConfig:
     seed: int = 0
 
 
+@dataclass
+class PretrainConfig:
+    """Offline training on logs (``tvm-gnn-cost pretrain``): how long, and the validation split."""
+
+    epochs: int = 30
+    patience: int = 5  # epochs without a better validation accuracy before stopping
+    val_fraction: float = 0.2  # share of tasks held out for validation (whole tasks)
+    seed: int = 0
+
+
 def config_to_dict(cfg: Any) -> Dict[str, Any]:
     """A JSON-friendly copy of a config dataclass."""
     return asdict(cfg)
@@ -89,6 +99,7 @@ __all__ = [
     "FeaturizerConfig",
     "ModelConfig",
     "TrainerConfig",
+    "PretrainConfig",
     "config_to_dict",
     "config_from_dict",
     "check_trainer_config",

@@ -15,6 +15,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 import torch
 
+from .config import PretrainConfig
 from .dataset import register_logs
 from .graph import ProgramGraph, batch_graphs
 from .losses import make_loss, score_from_raw
@@ -23,16 +24,6 @@ from .metrics import normalized_throughput, pairwise_accuracy
 from .records import group_by_task
 
 logger = logging.getLogger("tvm_gnn_cost")
-
-
-@dataclass
-class PretrainConfig:
-    """How long and on what to train offline."""
-
-    epochs: int = 30
-    patience: int = 5  # epochs without a better validation accuracy before stopping
-    val_fraction: float = 0.2  # share of tasks held out for validation (whole tasks)
-    seed: int = 0
 
 
 @dataclass
