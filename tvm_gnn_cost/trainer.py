@@ -226,15 +226,16 @@ class OnlineTrainer:
 
     # ---------------------------------------------------------------- persistence
     def state(self) -> dict:
-        """Weights and learned normalization, for saving."""
+        """Weights, learned normalization and per-task record counts (exploration), for saving."""
         return {"model": self.model.state_dict(), "normalized": self.normalized,
-                "n_fits": self.n_fits}
+                "n_fits": self.n_fits, "task_valid": dict(self.task_valid)}
 
     def load_state(self, state: dict) -> None:
         """Restore what :meth:`state` returned."""
         self.model.load_state_dict(state["model"])
         self.normalized = bool(state["normalized"])
         self.n_fits = int(state["n_fits"])
+        self.task_valid = {str(k): int(v) for k, v in state.get("task_valid", {}).items()}
         self.model.eval()
 
 
