@@ -9,6 +9,7 @@ from typing import Dict, List, Optional, Sequence
 
 from tvm import auto_scheduler
 
+from . import workloads  # noqa: F401 - registers the built-in workloads, so their logs read back
 from .featurizer import task_key
 from .trainer import FAILED_COST
 
