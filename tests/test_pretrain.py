@@ -29,7 +29,7 @@ def test_pretrained_checkpoint_predicts_from_the_first_round(measured_conv, conv
     fresh.load(path)
     assert fresh.trainer.ready  # no random warm-up
     states = [i.state for i in inputs[:16]]
-    graphs = fresh._featurize_measured(conv_task, states)
+    graphs = fresh.featurize_measured(conv_task, states)
     np.testing.assert_allclose(fresh.trainer.predict(graphs), model.trainer.predict(graphs),
                                rtol=1e-6)
     assert not np.allclose(fresh.trainer.predict(graphs), hash_scores)

@@ -76,16 +76,19 @@ class GNNCostModel(PythonBasedModel):
             of their task.
         """
         for group in group_by_task(inputs, results, self.rebuilder):
-            graphs = self._featurize_measured(group.task, group.states)
+            graphs = self.featurize_measured(group.task, group.states)
             self.trainer.add(graphs, [task_key(group.task)] * len(graphs), group.costs)
         self.last_skipped = Counter(self.rebuilder.skipped)
         self.trainer.n_seen += sum(self.last_skipped.values())
         self.rebuilder.skipped.clear()
         self.last_fit = self.trainer.fit()
 
-    def _featurize_measured(self, task, states) -> list:
-        # States from the search are bound-inferred; those read from a log have no
-        # stages yet. Infer bounds only where the plain read fails.
+    def featurize_measured(self, task, states) -> list:
+        """Graphs of measured states, from the search or read from a log.
+
+        States from the search are bound-inferred; those read from a log have no
+        stages yet: bounds are inferred only where the plain read fails.
+        """
         graphs = self.featurizer.featurize(task, states)
         redo = [i for i, g in enumerate(graphs) if not g.valid]
         if redo:

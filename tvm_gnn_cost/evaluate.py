@@ -47,7 +47,7 @@ def load_groups(logs: Sequence[str], rebuilder=None) -> List[TaskGroup]:
 
 def gnn_scorer(model) -> Callable:
     """Scores of a ``GNNCostModel`` for the states of a task read from a log."""
-    return lambda task, states: model.trainer.predict(model._featurize_measured(task, states))
+    return lambda task, states: model.trainer.predict(model.featurize_measured(task, states))
 
 
 def xgb_scorer(model) -> Callable:

@@ -86,7 +86,7 @@ def _featurize_into(model, log: str, out: Records) -> None:
     register_logs([log])
     inputs, results, report = read_log(log)
     for group in group_by_task(inputs, results, model.rebuilder):
-        graphs = model._featurize_measured(group.task, group.states)
+        graphs = model.featurize_measured(group.task, group.states)
         for g, c in zip(graphs, group.costs):
             if g.valid and g.num_nodes:
                 out.graphs.append(g)
