@@ -19,6 +19,7 @@ from typing import Dict, List, Sequence
 
 from tvm import auto_scheduler
 
+from .featurizer import task_key
 from .logfile import read_log
 from .sampling import measure_states, sample_states
 
@@ -31,17 +32,13 @@ def tasks_path(log: str) -> str:
     return root + ".tasks.pkl"
 
 
-def _key(task) -> str:
-    return f"{task.workload_key}|{task.target}"
-
-
 def save_tasks(tasks: Sequence[auto_scheduler.SearchTask], path: str) -> None:
     """Add ``tasks`` to the task file ``path`` (atomic; tasks already there are kept)."""
     known: Dict[str, auto_scheduler.SearchTask] = {}
     if os.path.exists(path):
-        known = {_key(t): t for t in load_tasks(path)}
+        known = {task_key(t): t for t in load_tasks(path)}
     for t in tasks:
-        known.setdefault(_key(t), t)
+        known.setdefault(task_key(t), t)
     fd, tmp = tempfile.mkstemp(prefix=".tasks-", dir=os.path.dirname(os.path.abspath(path)))
     with os.fdopen(fd, "wb") as f:
         pickle.dump(list(known.values()), f)
@@ -74,15 +71,10 @@ def register_logs(logs: Sequence[str]) -> int:
     return n
 
 
-_NO_RESULT = None
-
-
 def _steps(inp) -> str:
     """The transform steps of a measure input, as the log writes them."""
-    global _NO_RESULT
-    if _NO_RESULT is None:
-        _NO_RESULT = auto_scheduler.MeasureResult([0.0], 0, "", 0.0, 0.0)
-    record = auto_scheduler.measure_record.dump_record_to_string(inp, _NO_RESULT)
+    no_result = auto_scheduler.MeasureResult([0.0], 0, "", 0.0, 0.0)
+    record = auto_scheduler.measure_record.dump_record_to_string(inp, no_result)
     return json.dumps(json.loads(record)["i"][1])
 
 
@@ -100,8 +92,8 @@ def collect(tasks: Sequence[auto_scheduler.SearchTask], per_task: int, log: str,
     have: Dict[str, set] = {}
     if os.path.exists(log):
         for inp in read_log(log)[0]:
-            have.setdefault(_key(inp.task), set()).add(_steps(inp))
-    missing = {_key(t): max(0, per_task - len(have.get(_key(t), ()))) for t in tasks}
+            have.setdefault(task_key(inp.task), set()).add(_steps(inp))
+    missing = {task_key(t): max(0, per_task - len(have.get(task_key(t), ()))) for t in tasks}
     bar = None
     if progress:
         from tqdm import tqdm
@@ -110,10 +102,10 @@ def collect(tasks: Sequence[auto_scheduler.SearchTask], per_task: int, log: str,
     new = 0
     try:
         for i, task in enumerate(tasks):
-            need = missing[_key(task)]
+            need = missing[task_key(task)]
             if not need:
                 continue
-            seen = have.setdefault(_key(task), set())
+            seen = have.setdefault(task_key(task), set())
             states = []
             for s in sample_states(task, per_task + len(seen), seed=seed + i):
                 step = _steps(auto_scheduler.MeasureInput(task, s))
@@ -131,7 +123,7 @@ def collect(tasks: Sequence[auto_scheduler.SearchTask], per_task: int, log: str,
     finally:
         if bar:
             bar.close()
-    total = sum(min(per_task, len(have.get(_key(t), ()))) for t in tasks)
+    total = sum(min(per_task, len(have.get(task_key(t), ()))) for t in tasks)
     logger.info("collect: %d programs measured now, %d of %d in %s", new, total,
                 per_task * len(tasks), log)
     return total

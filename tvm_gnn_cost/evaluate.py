@@ -12,6 +12,7 @@ from typing import Callable, Dict, List, Sequence
 import numpy as np
 
 from .dataset import register_logs
+from .featurizer import task_key
 from .logfile import read_log
 from .metrics import (normalized_throughput, pairwise_accuracy, recall_at_k, throughput_errors,
                       topk_score)
@@ -36,7 +37,7 @@ def load_groups(logs: Sequence[str], rebuilder=None) -> List[TaskGroup]:
     for log in logs:
         inputs, results, _ = read_log(log)
         for g in group_by_task(inputs, results, rebuilder):
-            key = f"{g.task.workload_key}|{g.task.target}"
+            key = task_key(g.task)
             if key in groups:
                 groups[key].states += g.states
                 groups[key].costs += g.costs

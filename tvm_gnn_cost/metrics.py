@@ -92,12 +92,15 @@ def recall_at_k(scores: np.ndarray, costs: np.ndarray, groups: np.ndarray, k: in
 
 def normalized_throughput(costs: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """``best cost of the task / cost`` in (0, 1]; 0 for failed programs."""
-    costs, groups = _valid_costs(costs), np.asarray(groups)
+    costs = _valid_costs(costs)
     y = np.zeros(len(costs))
-    for _, idx in _tasks(groups):
-        best = costs[idx].min()
-        if np.isfinite(best):
-            y[idx] = best / costs[idx]
+    if not len(costs):
+        return y
+    ids = np.unique(np.asarray(groups), return_inverse=True)[1].reshape(-1)
+    best = np.full(ids.max() + 1, np.inf)
+    np.minimum.at(best, ids, costs)
+    ok = np.isfinite(costs)
+    y[ok] = best[ids[ok]] / costs[ok]
     return y
 
 

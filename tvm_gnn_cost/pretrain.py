@@ -18,10 +18,11 @@ import torch
 from .config import PretrainConfig
 from .dataset import register_logs
 from .graph import ProgramGraph, batch_graphs
-from .losses import make_loss, score_from_raw
+from .losses import make_loss
 from .logfile import read_log
 from .metrics import normalized_throughput, pairwise_accuracy
 from .records import group_by_task
+from .trainer import score_graphs
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -164,14 +165,6 @@ class _Job:
     progress: bool
 
 
-def _predict(net, graphs: Sequence[ProgramGraph]) -> np.ndarray:
-    out = []
-    with torch.inference_mode():
-        for s in range(0, len(graphs), 4096):
-            out.append(score_from_raw(net(batch_graphs(graphs[s:s + 4096])).double()).numpy())
-    return np.concatenate(out) if out else np.zeros(0)
-
-
 def _epochs(net, optimizer, job: _Job, rank: int, world: int) -> dict:
     """The training loop; rank 0 validates, keeps the best weights and decides to stop."""
     import torch.distributed as dist
@@ -215,7 +208,7 @@ def _epochs(net, optimizer, job: _Job, rank: int, world: int) -> dict:
             if rank == 0:
                 acc = float("nan")
                 if val.graphs:
-                    acc = pairwise_accuracy(_predict(module, val.graphs), val_truth,
+                    acc = pairwise_accuracy(score_graphs(module, val.graphs), val_truth,
                                             np.asarray(val.tasks))
                 accs.append(acc)
                 if bar:

@@ -19,6 +19,7 @@ import torch
 from .config import ModelConfig, TrainerConfig, check_trainer_config
 from .graph import ProgramGraph, batch_graphs
 from .losses import make_loss, score_from_raw
+from .metrics import normalized_throughput
 from .model import ProgramGNN
 
 logger = logging.getLogger("tvm_gnn_cost")
@@ -106,16 +107,7 @@ class OnlineTrainer:
 
     def labels(self) -> np.ndarray:
         """Normalized throughput ``min_cost(task) / cost`` over the history; 0 if failed."""
-        costs = np.asarray(self.costs, dtype=np.float64)
-        groups = np.asarray(self.groups, dtype=np.int64)
-        if costs.size == 0:
-            return costs
-        best = np.full(groups.max() + 1, np.inf)
-        np.minimum.at(best, groups, costs)
-        y = np.zeros_like(costs)
-        ok = np.isfinite(costs)
-        y[ok] = best[groups[ok]] / costs[ok]
-        return y
+        return normalized_throughput(self.costs, self.groups)
 
     @property
     def ready(self) -> bool:
@@ -204,11 +196,7 @@ class OnlineTrainer:
         if not self.ready:
             out[valid] = [_hash_score(graphs[i], self.config.seed) for i in valid]
             return out
-        with torch.inference_mode():
-            for s in range(0, len(valid), _PREDICT_CHUNK):
-                chunk = valid[s:s + _PREDICT_CHUNK]
-                r = self.model(batch_graphs([graphs[i] for i in chunk]))
-                out[chunk] = score_from_raw(r.double()).numpy()
+        out[valid] = score_graphs(self.model, [graphs[i] for i in valid])
         sigma = self.exploration(task)
         if sigma > 0:
             salt = self.config.seed * 7919 + self.n_fits
@@ -237,6 +225,16 @@ class OnlineTrainer:
         self.n_fits = int(state["n_fits"])
         self.task_valid = {str(k): int(v) for k, v in state.get("task_valid", {}).items()}
         self.model.eval()
+
+
+def score_graphs(model: ProgramGNN, graphs: Sequence[ProgramGraph]) -> np.ndarray:
+    """Positive scores of valid, non-empty ``graphs``, in batches, without gradients."""
+    out = np.zeros(len(graphs))
+    with torch.inference_mode():
+        for s in range(0, len(graphs), _PREDICT_CHUNK):
+            r = model(batch_graphs(graphs[s:s + _PREDICT_CHUNK]))
+            out[s:s + _PREDICT_CHUNK] = score_from_raw(r.double()).numpy()
+    return out
 
 
 def _hash_score(g: ProgramGraph, seed: int) -> float:
