@@ -85,3 +85,24 @@ def test_worker_processes_featurize_the_same_graphs(measured_conv, tmp_path):
     assert one.tasks == two.tasks and one.costs == two.costs
     for a, b in zip(one.graphs, two.graphs):
         np.testing.assert_array_equal(a.features, b.features)
+
+
+def test_pretraining_streams_shards_from_a_compressed_log(measured_conv, tmp_path):
+    """A gzip log is read as it is; training holds at most mix x shard_size records at once."""
+    import gzip
+    import shutil
+
+    from tvm_gnn_cost.dataset import tasks_path
+
+    log = str(tmp_path / "conv.json.gz")
+    with open(measured_conv[0], "rb") as src, gzip.open(log, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    assert tasks_path(log) == str(tmp_path / "conv.tasks.pkl")
+    n_lines = len(open(measured_conv[0]).read().splitlines())
+    model = GNNCostModel(seed=0)
+    cfg = PretrainConfig(epochs=10, val_fraction=0.0, shard_size=8, mix=2)
+    result = pretrain(model, [log], cfg, cache_dir=str(tmp_path / "shards"))
+    assert result.records == n_lines
+    assert result.shards == -(-n_lines // 8)
+    assert 0 < result.max_in_memory <= 16
+    assert result.train_loss[-1] < result.train_loss[0]

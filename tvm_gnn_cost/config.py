@@ -61,6 +61,8 @@ class PretrainConfig:
     patience: int = 5  # epochs without a better validation accuracy before stopping
     val_fraction: float = 0.2  # share of tasks held out for validation (whole tasks)
     seed: int = 0
+    shard_size: int = 4096  # records per shard file of featurized records
+    mix: int = 4  # shards loaded and shuffled together: memory holds mix x shard_size records
 
 
 def config_to_dict(cfg: Any) -> Dict[str, Any]:

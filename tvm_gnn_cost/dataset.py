@@ -27,8 +27,8 @@ logger = logging.getLogger("tvm_gnn_cost")
 
 
 def tasks_path(log: str) -> str:
-    """Where the tasks of ``log`` are kept: ``x.json`` -> ``x.tasks.pkl``."""
-    root, _ = os.path.splitext(log)
+    """Where the tasks of ``log`` are kept: ``x.json`` (or ``x.json.gz``) -> ``x.tasks.pkl``."""
+    root, _ = os.path.splitext(log[:-3] if log.endswith(".gz") else log)
     return root + ".tasks.pkl"
 
 
@@ -87,6 +87,9 @@ def collect(tasks: Sequence[auto_scheduler.SearchTask], per_task: int, log: str,
     ``per_task`` and are not measured again, so an interrupted run loses at
     most one chunk and a rerun continues. The tasks are saved beside the log.
     """
+    if log.endswith(".gz"):
+        raise ValueError(f"collect appends to a plain Ansor log; {log} is compressed: "
+                         "gunzip it first, or collect into a new .json file")
     os.makedirs(os.path.dirname(os.path.abspath(log)), exist_ok=True)
     save_tasks(tasks, tasks_path(log))
     have: Dict[str, set] = {}

@@ -42,8 +42,17 @@ class LogReport:
         return text
 
 
+def _open_text(path: str):
+    """A log for reading; ``.gz`` logs (shipped datasets) are decompressed on the fly."""
+    if path.endswith(".gz"):
+        import gzip
+
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    return open(path, "r", encoding="utf-8", errors="replace")
+
+
 def _lines(path: str) -> Iterator[str]:
-    with open(path, "r", encoding="utf-8", errors="replace") as f:
+    with _open_text(path) as f:
         for line in f:
             line = line.strip()
             if line and not line.startswith("#"):
@@ -62,6 +71,28 @@ def _parse(line: str):
         return None
 
 
+def iter_log(path: str, target: Optional[str] = None,
+             report: Optional[LogReport] = None) -> Iterator[Tuple[object, object]]:
+    """``(MeasureInput, MeasureResult)`` pairs of an Ansor log, one line at a time.
+
+    Holds one record in memory, so logs larger than memory can be read. Lines
+    that cannot be used are skipped and counted by reason in ``report``.
+    """
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no Ansor log at {path}")
+    report = report if report is not None else LogReport(path)
+    for line in _lines(path):
+        record = _parse(line)
+        if record is None:
+            report.skipped[UNREADABLE] += 1
+            continue
+        if target is not None and str(record[0].task.target) != str(target):
+            report.skipped[OTHER_TARGET] += 1
+            continue
+        report.used += 1
+        yield record
+
+
 def read_log(path: str, n_lines: Optional[int] = None,
              target: Optional[str] = None) -> Tuple[list, list, LogReport]:
     """Measure inputs and results of an Ansor log, skipping what cannot be used.
@@ -69,7 +100,7 @@ def read_log(path: str, n_lines: Optional[int] = None,
     Parameters
     ----------
     path : str
-        An Ansor log (one JSON record per line).
+        An Ansor log (one JSON record per line), gzip-compressed if it ends in ``.gz``.
     n_lines : int, optional
         Read at most this many records.
     target : str, optional
@@ -88,20 +119,12 @@ def read_log(path: str, n_lines: Optional[int] = None,
     inputs: List = []
     results: List = []
     report = LogReport(path)
-    for line in _lines(path):
-        if n_lines is not None and report.used >= n_lines:
-            break
-        record = _parse(line)
-        if record is None:
-            report.skipped[UNREADABLE] += 1
-            continue
-        inp, res = record
-        if target is not None and str(inp.task.target) != str(target):
-            report.skipped[OTHER_TARGET] += 1
-            continue
-        inputs.append(inp)
-        results.append(res)
-        report.used += 1
+    if n_lines is None or n_lines > 0:
+        for inp, res in iter_log(path, target, report):
+            inputs.append(inp)
+            results.append(res)
+            if n_lines is not None and len(inputs) >= n_lines:
+                break
     if report.skipped:
         logger.warning("reading %s", report.describe())
     return inputs, results, report
@@ -113,8 +136,8 @@ def repair_log(path: str) -> int:
     Returns how many lines were moved (0 leaves the file untouched). The log is
     rewritten atomically, so a crash here loses nothing.
     """
-    if not os.path.exists(path):
-        return 0
+    if not os.path.exists(path) or path.endswith(".gz"):
+        return 0  # compressed logs are datasets, read but never appended to
     good, bad = [], []
     with open(path, "r", encoding="utf-8", errors="replace") as f:
         for line in f:

@@ -41,8 +41,12 @@ class ProgramGNN(nn.Module):
 
     def set_normalization(self, rows: torch.Tensor) -> None:
         """Fix the input standardization from node rows ``(n, n_features)``."""
-        self.feat_mean.copy_(rows.mean(0))
-        self.feat_std.copy_(rows.std(0, unbiased=False).clamp_min(1.0))
+        self.set_normalization_stats(rows.mean(0), rows.std(0, unbiased=False))
+
+    def set_normalization_stats(self, mean, std) -> None:
+        """Fix the input standardization from a feature mean and standard deviation."""
+        self.feat_mean.copy_(torch.as_tensor(mean, dtype=self.feat_mean.dtype))
+        self.feat_std.copy_(torch.as_tensor(std, dtype=self.feat_std.dtype).clamp_min(1.0))
 
     def forward(self, batch: GraphBatch) -> torch.Tensor:
         """Raw scores, shape ``(batch.num_graphs,)``."""

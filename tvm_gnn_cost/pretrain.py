@@ -7,37 +7,24 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import logging
 import os
-from dataclasses import dataclass, field
+import tempfile
+from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 import numpy as np
 import torch
 
 from .config import PretrainConfig
-from .dataset import register_logs
-from .graph import ProgramGraph, batch_graphs
+from .graph import batch_graphs
 from .losses import make_loss
-from .logfile import read_log
-from .metrics import normalized_throughput, pairwise_accuracy
-from .records import group_by_task
+from .metrics import pairwise_accuracy
+from .store import Records, RecordStore, featurize_logs, store_records
 from .trainer import score_graphs
 
 logger = logging.getLogger("tvm_gnn_cost")
-
-
-@dataclass
-class Records:
-    """Featurized measured programs: one graph, task key and cost (seconds) each."""
-
-    graphs: List[ProgramGraph] = field(default_factory=list)
-    tasks: List[str] = field(default_factory=list)
-    costs: List[float] = field(default_factory=list)
-
-    def subset(self, idx: Sequence[int]) -> "Records":
-        return Records([self.graphs[i] for i in idx], [self.tasks[i] for i in idx],
-                       [self.costs[i] for i in idx])
 
 
 @dataclass
@@ -51,69 +38,35 @@ class PretrainResult:
     val_accuracy: List[float]
     train_tasks: int
     val_tasks: int
+    records: int = 0  # featurized records, training and validation
+    shards: int = 0  # shard files they were streamed from
+    max_in_memory: int = 0  # most records held in memory at once while training
 
 
 def load_records(model, logs: Sequence[str], workers: int = 1) -> Records:
-    """Featurize every usable record of ``logs`` with ``model``'s featurizer settings.
+    """Every usable record of ``logs``, featurized with ``model``'s settings, in memory.
 
     Task files beside the logs (see :mod:`tvm_gnn_cost.dataset`) are loaded
     first so that network workloads can be read. With ``workers > 1`` the logs
     are read and featurized in that many worker processes, one log at a time.
+    For corpora larger than memory, :func:`pretrain` streams shards instead.
     """
-    out = Records()
-    if workers > 1 and len(logs) > 1:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        ctx = multiprocessing.get_context("spawn")  # TVM and torch do not survive a fork well
-        with ProcessPoolExecutor(min(workers, len(logs)), mp_context=ctx) as pool:
-            parts = pool.map(_featurize_log, logs, [model.featurizer.config] * len(logs))
-            for part in parts:
-                out.graphs += part.graphs
-                out.tasks += part.tasks
-                out.costs += part.costs
-    else:
-        for log in logs:
-            _featurize_into(model, log, out)
-    if not out.graphs:
-        raise ValueError(f"no usable measurement record in {list(logs)}; were the logs written "
-                         "by Ansor and their task files kept beside them?")
-    return out
+    with tempfile.TemporaryDirectory(prefix="gnn-records-") as root:
+        return featurize_logs(model, logs, root, workers=workers).load_all()
 
 
-def _featurize_into(model, log: str, out: Records) -> None:
-    from .featurizer import task_key
-
-    register_logs([log])
-    inputs, results, report = read_log(log)
-    for group in group_by_task(inputs, results, model.rebuilder):
-        graphs = model.featurize_measured(group.task, group.states)
-        for g, c in zip(graphs, group.costs):
-            if g.valid and g.num_nodes:
-                out.graphs.append(g)
-                out.tasks.append(task_key(group.task))
-                out.costs.append(c)
-    if model.rebuilder.skipped:
-        report.skipped.update(model.rebuilder.skipped)
-        model.rebuilder.skipped.clear()
-    logger.info("pretrain: %s", report.describe())
-
-
-def _featurize_log(log: str, featurizer_config) -> Records:
-    from .adapter import GNNCostModel
-
-    out = Records()
-    _featurize_into(GNNCostModel(featurizer_config=featurizer_config), log, out)
-    return out
+def split_task_names(names: Sequence[str], val_fraction: float, seed: int):
+    """Task keys for training and for validation, as two sets."""
+    names = sorted(set(names))
+    rng = np.random.default_rng(seed)
+    rng.shuffle(names)
+    n_val = int(round(val_fraction * len(names))) if len(names) > 1 else 0
+    return set(names[n_val:]), set(names[:n_val])
 
 
 def split_tasks(tasks: Sequence[str], val_fraction: float, seed: int):
     """Indices of training and validation records, whole tasks on each side."""
-    names = sorted(set(tasks))
-    rng = np.random.default_rng(seed)
-    rng.shuffle(names)
-    n_val = int(round(val_fraction * len(names))) if len(names) > 1 else 0
-    val = set(names[:n_val])
+    val = split_task_names(tasks, val_fraction, seed)[1]
     train_idx = [i for i, t in enumerate(tasks) if t not in val]
     val_idx = [i for i, t in enumerate(tasks) if t in val]
     return train_idx, val_idx
@@ -121,42 +74,56 @@ def split_tasks(tasks: Sequence[str], val_fraction: float, seed: int):
 
 def pretrain(model, logs: Sequence[str], config: Optional[PretrainConfig] = None,
              progress: bool = False, records: Optional[Records] = None,
-             nproc: int = 1, workers: int = 1) -> PretrainResult:
+             nproc: int = 1, workers: int = 1, cache_dir: Optional[str] = None) -> PretrainResult:
     """Train ``model`` (a ``GNNCostModel``) on ``logs``; it predicts at once afterwards.
 
-    The weights of the epoch with the best validation pairwise accuracy are kept
-    (the last epoch's when no task is held out). With ``nproc > 1`` the epochs
-    run data-parallel in ``nproc`` processes (``torch.distributed`` DDP over
-    gloo on 127.0.0.1): each global batch is split between the processes and
-    their gradients averaged, so the steps are the same as with one process.
-    ``workers`` processes read and featurize the logs (see :func:`load_records`).
+    The logs are featurized once into shards on disk (``cache_dir``, or a
+    temporary folder) and each epoch streams them, ``config.mix`` shards at a
+    time, so memory does not grow with the corpus. The weights of the epoch
+    with the best validation pairwise accuracy are kept (the last epoch's when
+    no task is held out). The model is set not to explore (``explore_records=0``):
+    it ranks the programs of a new task from the first round. With ``nproc > 1`` the epochs run data-parallel in
+    ``nproc`` processes (``torch.distributed`` DDP over gloo on 127.0.0.1):
+    each global batch is split between the processes and their gradients
+    averaged, so the steps are the same as with one process. ``workers``
+    processes read and featurize the logs, one log each.
     """
     cfg = config or PretrainConfig()
     if nproc < 1:
         raise ValueError(f"nproc must be at least 1, got {nproc}")
-    data = records or load_records(model, logs, workers)
-    train_idx, val_idx = split_tasks(data.tasks, cfg.val_fraction, cfg.seed)
-    train, val = data.subset(train_idx), data.subset(val_idx)
-    trainer = model.trainer
-    trainer.model.set_normalization(torch.from_numpy(np.concatenate([x.features
-                                                                     for x in train.graphs])))
-    trainer.normalized = True
-    job = _Job(train, val, cfg, trainer.config.batch_size, trainer.config.loss,
-               trainer.config.lr, trainer.config.weight_decay, progress)
-    if nproc == 1:
-        out = _epochs(trainer.model, trainer.optimizer, job, rank=0, world=1)
-    else:
-        out = _spawn(trainer.model, job, nproc)
+    with tempfile.TemporaryDirectory(prefix="gnn-shards-") as tmp:
+        root = cache_dir or tmp
+        if records is not None:
+            store = store_records(records, root, cfg.shard_size)
+        else:
+            store = featurize_logs(model, logs, root, cfg.shard_size, workers)
+        logger.info("pretrain: %d records of %d tasks in %d shards", len(store),
+                    len(store.tasks), len(store.shards))
+        train, val = split_task_names(store.tasks, cfg.val_fraction, cfg.seed)
+        trainer = model.trainer
+        trainer.model.set_normalization_stats(*store.feature_stats(sorted(train)))
+        trainer.normalized = True
+        job = _Job(store, train, val, cfg, trainer.config.batch_size, trainer.config.loss,
+                   trainer.config.lr, trainer.config.weight_decay, progress)
+        if nproc == 1:
+            out = _epochs(trainer.model, trainer.optimizer, job, rank=0, world=1)
+        else:
+            out = _spawn(trainer.model, job, nproc)
     trainer.model.load_state_dict(out.pop("state"))
     trainer.model.eval()
     trainer.n_fits = max(trainer.n_fits, 1)
-    return PretrainResult(train_tasks=len(set(train.tasks)), val_tasks=len(set(val.tasks)), **out)
+    # Exploration noise is for a model that knows a new task only through a few others;
+    # a model pretrained on many tasks ranks a new task's programs from the first round.
+    trainer.config = dataclasses.replace(trainer.config, explore_records=0)
+    return PretrainResult(train_tasks=len(train), val_tasks=len(val), records=len(store),
+                          shards=len(store.shards), **out)
 
 
 @dataclass
 class _Job:
-    train: Records
-    val: Records
+    store: RecordStore
+    train: set
+    val: set
     cfg: PretrainConfig
     batch_size: int
     loss: str
@@ -165,20 +132,27 @@ class _Job:
     progress: bool
 
 
+def _validate(module, job: _Job) -> float:
+    """Pairwise accuracy over the validation tasks, streamed shard by shard."""
+    if not job.val:
+        return float("nan")
+    scores, truth, tasks = [], [], []
+    for part in job.store.iter_parts(job.val, mix=job.cfg.mix):
+        scores.append(score_graphs(module, part.graphs))
+        truth.append(job.store.labels(part))
+        tasks += part.tasks
+    return pairwise_accuracy(np.concatenate(scores), np.concatenate(truth), np.asarray(tasks))
+
+
 def _epochs(net, optimizer, job: _Job, rank: int, world: int) -> dict:
     """The training loop; rank 0 validates, keeps the best weights and decides to stop."""
     import torch.distributed as dist
 
-    cfg, train, val = job.cfg, job.train, job.val
+    cfg, store = job.cfg, job.store
     module = net.module if hasattr(net, "module") else net
     loss_fn = make_loss(job.loss)
-    groups = np.unique(np.asarray(train.tasks), return_inverse=True)[1]
-    y = torch.from_numpy(normalized_throughput(np.asarray(train.costs), groups).astype(np.float32))
-    g = torch.from_numpy(groups.astype(np.int64))
-    val_truth = normalized_throughput(np.asarray(val.costs), np.asarray(val.tasks))
+    task_ids = {t: i for i, t in enumerate(store.tasks)}
     gen = torch.Generator().manual_seed(cfg.seed)  # the same batches in every process
-    n = len(train.graphs)
-    bs = max(2 * world, min(job.batch_size, n))
     best = {"acc": -1.0, "epoch": 0, "state": None}
     losses: List[float] = []
     accs: List[float] = []
@@ -191,30 +165,35 @@ def _epochs(net, optimizer, job: _Job, rank: int, world: int) -> dict:
     try:
         for epoch in range(1, cfg.epochs + 1):
             net.train()
-            perm = torch.randperm(n, generator=gen)
+            order = torch.randperm(len(store.shards), generator=gen).tolist()
             total, steps = 0.0, 0
-            for b in range(0, max(1, n - bs + 1), bs):
-                idx = perm[b:b + bs][rank::world]
-                loss = loss_fn(net(batch_graphs([train.graphs[i] for i in idx.tolist()])),
-                               y[idx], g[idx])
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-                total += loss.item()
-                steps += 1
+            for part in store.iter_parts(job.train, order, cfg.mix):
+                n = len(part)
+                if n < 2 * world:
+                    continue
+                y = torch.from_numpy(store.labels(part))
+                g = torch.tensor([task_ids[t] for t in part.tasks], dtype=torch.int64)
+                perm = torch.randperm(n, generator=gen)
+                bs = max(2 * world, min(job.batch_size, n))
+                for b in range(0, n - bs + 1, bs):
+                    idx = perm[b:b + bs][rank::world]
+                    loss = loss_fn(net(batch_graphs([part.graphs[i] for i in idx.tolist()])),
+                                   y[idx], g[idx])
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    total += loss.item()
+                    steps += 1
             net.eval()
             losses.append(total / max(1, steps))
             stop = torch.zeros(1)
             if rank == 0:
-                acc = float("nan")
-                if val.graphs:
-                    acc = pairwise_accuracy(score_graphs(module, val.graphs), val_truth,
-                                            np.asarray(val.tasks))
+                acc = _validate(module, job)
                 accs.append(acc)
                 if bar:
                     bar.update(1)
                     bar.set_postfix_str(f"loss {losses[-1]:.4f} val acc {acc:.3f}")
-                if not val.graphs or acc > best["acc"]:
+                if not job.val or acc > best["acc"]:
                     best.update(acc=acc, epoch=epoch, state=copy.deepcopy(module.state_dict()))
                     stale = 0
                 else:
@@ -230,7 +209,7 @@ def _epochs(net, optimizer, job: _Job, rank: int, world: int) -> dict:
     finally:
         if bar:
             bar.close()
-    return {"epochs": epoch, "best_epoch": best["epoch"], "best_val_accuracy": best["acc"],
+    return {"max_in_memory": store.max_loaded, "epochs": epoch, "best_epoch": best["epoch"], "best_val_accuracy": best["acc"],
             "train_loss": losses, "val_accuracy": accs, "state": best["state"]}
 
 
@@ -267,4 +246,4 @@ def _ddp_worker(rank: int, world: int, port: int, net, job: _Job, out: str) -> N
 
 
 __all__ = ["PretrainConfig", "PretrainResult", "Records", "load_records", "pretrain",
-           "split_tasks"]
+           "split_task_names", "split_tasks"]
