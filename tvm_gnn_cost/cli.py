@@ -19,6 +19,9 @@ from typing import List, Optional
 
 logger = logging.getLogger("tvm_gnn_cost")
 
+#: Models ``compare`` runs; ``gnn-pretrained`` is the GNN started from ``--pretrained``.
+COMPARE_MODELS = ("gnn", "xgb", "random", "gnn-pretrained")
+
 
 def _shape(text: str):
     try:
@@ -67,7 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("compare", help="tune with several cost models and compare search curves")
     _add_workload_args(c)
-    c.add_argument("--models", default="gnn,xgb", help="comma-separated: gnn, xgb, random")
+    c.add_argument("--models", default="gnn,xgb",
+                   help="comma-separated: gnn, xgb, random, and gnn-pretrained (the GNN started "
+                        "from --pretrained)")
+    c.add_argument("--pretrained", default=None,
+                   help="checkpoint the gnn-pretrained runs start from (see pretrain)")
     c.add_argument("--trials", type=int, required=True, help="trials per run")
     c.add_argument("--seeds", type=int, default=3, help="runs per model, seeds 0..N-1")
     c.add_argument("--out", required=True, help="folder for logs, curves, plot and summary")
@@ -96,6 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="train data-parallel in this many processes (DDP over gloo)")
     pt.add_argument("--workers", type=int, default=1,
                     help="processes that read and featurize the logs, one log each")
+    pt.add_argument("--shard-size", type=int, default=4096,
+                    help="records per shard; training holds 4 shards in memory at a time")
+    pt.add_argument("--cache", default=None,
+                    help="folder for the featurized shards (default: a temporary folder)")
     pt.add_argument("-v", "--verbose", action="store_true")
 
     ev = sub.add_parser("evaluate", help="accuracy of a pretrained GNN (and XGBoost) on held-out logs")
@@ -188,6 +199,13 @@ def cmd_compare(args) -> int:
 
     target = _target(args.target)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
+    unknown = sorted(set(models) - set(COMPARE_MODELS))
+    if unknown or not models:
+        raise SystemExit(f"error: --models takes some of {', '.join(COMPARE_MODELS)}; "
+                         f"got {args.models!r}")
+    if "gnn-pretrained" in models and not (args.pretrained and os.path.exists(args.pretrained)):
+        raise SystemExit("error: gnn-pretrained needs --pretrained CHECKPOINT (an existing file "
+                         "written by `tvm-gnn-cost pretrain`)")
     workload = load_workload(args.network, target, args.batch_size, args.input_shape)
     logs_dir = os.path.join(args.out, "logs")
     os.makedirs(logs_dir, exist_ok=True)
@@ -261,10 +279,13 @@ def cmd_pretrain(args) -> int:
             raise SystemExit(f"error: no log at {log}")
     model = GNNCostModel(seed=args.seed)
     cfg = PretrainConfig(epochs=args.epochs, patience=args.patience,
-                         val_fraction=args.val_fraction, seed=args.seed)
+                         val_fraction=args.val_fraction, seed=args.seed,
+                         shard_size=args.shard_size)
     result = pretrain(model, args.logs, cfg, progress=True, nproc=args.nproc,
-                      workers=args.workers)
+                      workers=args.workers, cache_dir=args.cache)
     model.save(args.out)
+    print(f"{result.records} records in {result.shards} shards, at most "
+          f"{result.max_in_memory} in memory at once")
     print(f"pretrained on {result.train_tasks} tasks ({result.val_tasks} held out for "
           f"validation): best epoch {result.best_epoch} of {result.epochs}, validation pairwise "
           f"accuracy {result.best_val_accuracy:.3f}; saved {args.out}")
@@ -318,8 +339,10 @@ def _tune_run(args, tasks, target, model: str, seed: int, log: str, max_restarts
     cmd = [sys.executable, "-m", "tvm_gnn_cost", "tune", "--network", args.network,
            "--batch-size", str(args.batch_size), "--target", str(target),
            "--search", args.search, "--measures-per-round", str(args.measures_per_round),
-           "--model", model, "--seed", str(seed), "--trials", str(args.trials), "--log", log,
-           "--no-build"]
+           "--model", "gnn" if model == "gnn-pretrained" else model, "--seed", str(seed),
+           "--trials", str(args.trials), "--log", log, "--no-build"]
+    if model == "gnn-pretrained":
+        cmd += ["--pretrained", args.pretrained]
     if args.input_shape:
         cmd += ["--input-shape", ",".join(map(str, args.input_shape))]
     if args.verbose:

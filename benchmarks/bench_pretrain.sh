@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Issue 4 figures: pretrain on the shipped training networks, evaluate on the held-out ones
+# (GNN against XGBModel trained on the same logs), then tune a held-out network with the
+# pretrained GNN against online XGBModel. Writes benchmarks/results/pretrain/.
+set -euo pipefail
+PY=${PY:-.venv/bin/python}
+OUT=benchmarks/results/pretrain
+SEEDS=${SEEDS:-1}
+mkdir -p "$OUT"
+export TOPHUB_LOCATION=NONE
+# 1. The shipped checkpoint (data/gnn-cpu.pt is made by exactly this command).
+$PY -m tvm_gnn_cost pretrain data/train/*.json.gz --out data/gnn-cpu.pt --workers 2 \
+  | tee "$OUT/pretrain.txt"
+# 2. Accuracy on the held-out networks, all together and one by one.
+$PY -m tvm_gnn_cost evaluate --model data/gnn-cpu.pt --baseline xgb --train data/train/*.json.gz \
+  --out "$OUT/heldout.md" data/heldout/*.json.gz > /dev/null
+for net in squeezenet bert; do
+  $PY -m tvm_gnn_cost evaluate --model data/gnn-cpu.pt --baseline xgb \
+    --train data/train/*.json.gz --out "$OUT/heldout-$net.md" data/heldout/$net.json.gz > /dev/null
+done
+# 3. Search on a held-out network: pretrained GNN (fine-tuning online) against online XGBModel.
+$PY -m tvm_gnn_cost compare --network squeezenet --models gnn-pretrained,xgb \
+  --pretrained data/gnn-cpu.pt --trials 500 --seeds "$SEEDS" --measures-per-round 4 \
+  --out runs/squeezenet-pretrained
+cp runs/squeezenet-pretrained/{curves.csv,curves.json,curves.png,summary.md} "$OUT/"
