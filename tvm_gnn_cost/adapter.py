@@ -2,25 +2,21 @@
 from __future__ import annotations
 
 import logging
-import os
-import tempfile
 from collections import Counter
 from dataclasses import replace
 from typing import Optional
 
 import numpy as np
-import torch
 from tvm.auto_scheduler.cost_model.cost_model import PythonBasedModel
 
-from .config import (FEATURE_SCHEMA_VERSION, FeaturizerConfig, ModelConfig, TrainerConfig,
-                     config_from_dict, config_to_dict)
+from .checkpoint import check_feature_names, load_checkpoint, save_checkpoint
+from .config import FeaturizerConfig, ModelConfig, TrainerConfig
 from .featurizer import StateFeaturizer, task_key
 from .logfile import read_log
 from .records import TaskRebuilder, group_by_task, infer_bound
 from .trainer import OnlineTrainer
 
 logger = logging.getLogger("tvm_gnn_cost")
-_FORMAT = "tvm_gnn_cost.GNNCostModel"
 
 
 class GNNCostModel(PythonBasedModel):
@@ -152,27 +148,7 @@ class GNNCostModel(PythonBasedModel):
 
     def save(self, file_name: str) -> None:
         """Write weights, configuration and feature schema; atomic (old file kept on a crash)."""
-        payload = {
-            "format": _FORMAT,
-            "schema": FEATURE_SCHEMA_VERSION,
-            "feature_names": self.featurizer.names,
-            "model_config": config_to_dict(self.trainer.model_config),
-            "trainer_config": config_to_dict(self.trainer.config),
-            "featurizer_config": config_to_dict(self.featurizer.config),
-            "state": self.trainer.state(),
-        }
-        folder = os.path.dirname(os.path.abspath(file_name))
-        fd, tmp = tempfile.mkstemp(prefix=".gnn-", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                torch.save(payload, f)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, file_name)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        save_checkpoint(file_name, self.trainer, self.featurizer.config, self.featurizer.names)
 
     def load(self, file_name: str) -> None:
         """Replace this model by the one saved in ``file_name``; it predicts at once.
@@ -183,25 +159,7 @@ class GNNCostModel(PythonBasedModel):
             If the file is not a GNNCostModel checkpoint, is corrupt, or was
             written for another feature schema.
         """
-        try:
-            payload = torch.load(file_name, map_location="cpu", weights_only=True)
-        except FileNotFoundError:
-            raise
-        except Exception as err:  # noqa: BLE001 - torch raises many kinds on a bad file
-            raise ValueError(f"{file_name} is not a readable GNNCostModel checkpoint "
-                             f"(corrupt or another format): {err}") from err
-        if not isinstance(payload, dict) or payload.get("format") != _FORMAT:
-            raise ValueError(f"{file_name} is not a GNNCostModel checkpoint; "
-                             "write one with GNNCostModel.save()")
-        if payload.get("schema") != FEATURE_SCHEMA_VERSION:
-            raise ValueError(
-                f"{file_name} was saved with feature schema {payload.get('schema')}, but this "
-                f"tvm_gnn_cost uses schema {FEATURE_SCHEMA_VERSION}; retrain the model "
-                "(update_from_file on its tuning logs) with this version")
-        fcfg = config_from_dict(FeaturizerConfig, payload["featurizer_config"])
-        self._build(config_from_dict(ModelConfig, payload["model_config"]),
-                    config_from_dict(TrainerConfig, payload["trainer_config"]), fcfg)
-        if payload["feature_names"] != self.featurizer.names:
-            raise ValueError(f"{file_name} has other node features than this tvm_gnn_cost; "
-                             "retrain the model with this version")
+        payload, mcfg, tcfg, fcfg = load_checkpoint(file_name)
+        self._build(mcfg, tcfg, fcfg)
+        check_feature_names(file_name, payload, self.featurizer.names)
         self.trainer.load_state(payload["state"])

@@ -51,13 +51,15 @@ def feature_names(config: Optional[FeaturizerConfig] = None) -> List[str]:
     return names
 
 
-def _log(x: float) -> float:
+def log_feature(x: float) -> float:
+    """``log2(1 + x)`` for positive ``x``, else 0: how counts and sizes enter the features."""
     return math.log2(1.0 + x) if x > 0 else 0.0
 
 
 @dataclass
-class _Structure:
-    """What all states of one task with the same stage structure share."""
+class StageStructure:
+    """What all programs of one task with the same stages share: static node features,
+    edges, and the axis names each node's loops are matched against."""
 
     static: np.ndarray  # (n_nodes, n_static)
     src: np.ndarray
@@ -71,7 +73,7 @@ class _Structure:
 class _TaskCache:
     def __init__(self, limit: int):
         self.limit = limit
-        self.structures: "OrderedDict[Tuple[str, ...], _Structure]" = OrderedDict()
+        self.structures: "OrderedDict[Tuple[str, ...], StageStructure]" = OrderedDict()
 
     def get(self, key):
         s = self.structures.get(key)
@@ -155,12 +157,13 @@ class StateFeaturizer:
             cache.put(names, struct)
         if limits is not None and not _within_gpu_limits(tree, limits):
             return ProgramGraph.invalid(self.n_features)
-        sched = np.array([self._schedule(tree, i, struct) for i in range(len(names))],
+        sched = np.array([schedule_features(tree, i, struct, self.config.max_loops)
+                          for i in range(len(names))],
                          dtype=np.float32)
         feats = np.concatenate([struct.static, sched], axis=1)
         return ProgramGraph(feats, struct.src, struct.dst)
 
-    def _structure(self, state, names: Tuple[str, ...]) -> _Structure:
+    def _structure(self, state, names: Tuple[str, ...]) -> StageStructure:
         stages = list(state.stages)
         ops = [s.op for s in stages]
         inlined = [int(s.compute_at) == 1 for s in stages]
@@ -195,7 +198,7 @@ class StateFeaturizer:
             last.append(frozenset(s.op.spatial[-1:]))
             accesses.append(s.accesses)
             float_ops.append(float(s.counts[:4].sum()))
-        return _Structure(
+        return StageStructure(
             static=np.array(static, dtype=np.float32),
             src=np.array(src, dtype=np.int64),
             dst=np.array(dst, dtype=np.int64),
@@ -205,69 +208,73 @@ class StateFeaturizer:
             float_ops=np.array(float_ops),
         )
 
-    def _loops_only(self, names: Tuple[str, ...]) -> _Structure:
+    def _loops_only(self, names: Tuple[str, ...]) -> StageStructure:
         n = len(names)
         empty = np.zeros(0, dtype=np.int64)
-        return _Structure(static=np.zeros((n, _N_STATIC), np.float32), src=empty, dst=empty,
-                          reduce=[frozenset()] * n, spatial_last=[frozenset()] * n,
-                          accesses=[[] for _ in range(n)], float_ops=np.zeros(n))
+        return StageStructure(static=np.zeros((n, _N_STATIC), np.float32), src=empty, dst=empty,
+                              reduce=[frozenset()] * n, spatial_last=[frozenset()] * n,
+                              accesses=[[] for _ in range(n)], float_ops=np.zeros(n))
 
-    def _schedule(self, tree: LoopTree, node: int, struct: _Structure) -> List[float]:
-        loops = tree.loops
-        own: List[Loop] = []
-        ctx: List[Loop] = []
-        for li in tree.statements[node].loops:
-            (own if loops[li].owner == node else ctx).append(loops[li])
-        red_names = struct.reduce[node]
-        is_red = [bool(red_names) and not red_names.isdisjoint(base_names(lp.name)) for lp in own]
-        prod_own = prod_ctx = prod_sp = prod_red = 1
-        for lp, r in zip(own, is_red):
-            prod_own *= lp.extent
-            if r:
-                prod_red *= lp.extent
-            else:
-                prod_sp *= lp.extent
-        # Loop extents per annotation; a GPU thread axis bound twice (cooperative
-        # fetching) is one axis, so block/thread annotations take the largest extent.
-        ann = [1] * (_N_ANN + 1)
-        for lp in ctx:
-            prod_ctx *= lp.extent
-        for lp in ctx + own:
-            a = lp.annotation if lp.annotation <= _N_ANN else 0
-            ann[a] = max(ann[a], lp.extent) if a >= 5 else ann[a] * lp.extent
-        f = [len(own), len(ctx), _log(prod_own), _log(prod_ctx), _log(prod_sp), _log(prod_red)]
-        f += [_log(a) if a > 1 else 0.0 for a in ann[1:]]
-        if own:
-            inner = own[-1]
-            f += [_log(inner.extent), float(inner.annotation == 2), float(inner.annotation == 1),
-                  float(is_red[-1])]
+
+def schedule_features(tree: LoopTree, node: int, struct: StageStructure,
+                      max_loops: int) -> List[float]:
+    """Features of how node ``node`` is scheduled: its loops, annotations, accesses."""
+    loops = tree.loops
+    own: List[Loop] = []
+    ctx: List[Loop] = []
+    for li in tree.statements[node].loops:
+        (own if loops[li].owner == node else ctx).append(loops[li])
+    red_names = struct.reduce[node]
+    is_red = [bool(red_names) and not red_names.isdisjoint(base_names(lp.name)) for lp in own]
+    prod_own = prod_ctx = prod_sp = prod_red = 1
+    for lp, r in zip(own, is_red):
+        prod_own *= lp.extent
+        if r:
+            prod_red *= lp.extent
         else:
-            f += [0.0, 0.0, 0.0, 0.0]
-        f += [_log(tree.statements[node].auto_unroll), float(bool(ctx))]
-        f += _memory_features(own, struct, node, prod_ctx)
-        # One slot per own loop, innermost first.
-        for k in range(self.config.max_loops):
-            if k < len(own):
-                lp = own[-1 - k]
-                onehot = [0.0] * 5
-                onehot[_ANN_CLASS[lp.annotation]] = 1.0
-                f += [_log(lp.extent), float(is_red[-1 - k])] + onehot
-            else:
-                f += [0.0] * _PER_LOOP
-        f.insert(0, _log(prod_own * prod_ctx * struct.float_ops[node]))
-        return f
+            prod_sp *= lp.extent
+    # Loop extents per annotation; a GPU thread axis bound twice (cooperative
+    # fetching) is one axis, so block/thread annotations take the largest extent.
+    ann = [1] * (_N_ANN + 1)
+    for lp in ctx:
+        prod_ctx *= lp.extent
+    for lp in ctx + own:
+        a = lp.annotation if lp.annotation <= _N_ANN else 0
+        ann[a] = max(ann[a], lp.extent) if a >= 5 else ann[a] * lp.extent
+    f = [len(own), len(ctx), log_feature(prod_own), log_feature(prod_ctx), log_feature(prod_sp), log_feature(prod_red)]
+    f += [log_feature(a) if a > 1 else 0.0 for a in ann[1:]]
+    if own:
+        inner = own[-1]
+        f += [log_feature(inner.extent), float(inner.annotation == 2), float(inner.annotation == 1),
+              float(is_red[-1])]
+    else:
+        f += [0.0, 0.0, 0.0, 0.0]
+    f += [log_feature(tree.statements[node].auto_unroll), float(bool(ctx))]
+    f += _memory_features(own, struct, node, prod_ctx)
+    # One slot per own loop, innermost first.
+    for k in range(max_loops):
+        if k < len(own):
+            lp = own[-1 - k]
+            onehot = [0.0] * 5
+            onehot[_ANN_CLASS[lp.annotation]] = 1.0
+            f += [log_feature(lp.extent), float(is_red[-1 - k])] + onehot
+        else:
+            f += [0.0] * _PER_LOOP
+    f.insert(0, log_feature(prod_own * prod_ctx * struct.float_ops[node]))
+    return f
 
 
 def _static_features(s: StageSummary) -> List[float]:
     name = s.op.name
-    f = [_log(c) for c in s.counts]
-    f += [float(bool(s.op.reduce)), _log(s.op.reduce_size), _log(s.op.out_elems),
+    f = [log_feature(c) for c in s.counts]
+    f += [float(bool(s.op.reduce)), log_feature(s.op.reduce_size), log_feature(s.op.out_elems),
           s.op.dtype_bits / 32.0, float(s.n_inputs), float(s.n_inlined),
           float(".shared" in name), float(".local" in name), float(".rf" in name)]
     return f
 
 
-def _memory_features(own: List[Loop], struct: _Structure, node: int, prod_ctx: int) -> List[float]:
+def _memory_features(own: List[Loop], struct: StageStructure, node: int,
+                     prod_ctx: int) -> List[float]:
     """Access pattern of the innermost loop and the data each access touches."""
     if not own:
         return [0.0] * 8
@@ -299,7 +306,7 @@ def _memory_features(own: List[Loop], struct: _Structure, node: int, prod_ctx: i
                 touched *= lp.extent
         footprint += touched
     return [write_contig, reduce_inner, float(contig), float(reused), float(strided),
-            _log(max_reuse), _log(footprint), _log(footprint * prod_ctx)]
+            log_feature(max_reuse), log_feature(footprint), log_feature(footprint * prod_ctx)]
 
 
 def _gpu_limits(task) -> Optional[Tuple[int, int]]:

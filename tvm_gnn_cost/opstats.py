@@ -32,7 +32,7 @@ OP_CATEGORIES = (
     "cast",
     "load",
 )
-_CAT = {name: i for i, name in enumerate(OP_CATEGORIES)}
+CATEGORY_INDEX = {name: i for i, name in enumerate(OP_CATEGORIES)}
 _BINARY = {
     tir.Add: "add",
     tir.Sub: "add",
@@ -65,7 +65,8 @@ class OpSummary:
     reads: List[Tuple[te.Operation, List[FrozenSet[str]]]] = field(default_factory=list)
 
 
-def _category(node) -> Optional[str]:
+def op_category(node) -> Optional[str]:
+    """The arithmetic category (of :data:`OP_CATEGORIES`) a TIR expression node counts in."""
     kind = _BINARY.get(type(node))
     if kind is not None:
         is_float = node.dtype.startswith(("float", "bfloat"))
@@ -126,18 +127,18 @@ def summarize_op(op: te.Operation) -> Optional[OpSummary]:
     reads: List[Tuple[te.Operation, List[FrozenSet[str]]]] = []
 
     def visit(node):
-        cat = _category(node)
+        cat = op_category(node)
         if cat is not None:
-            counts[_CAT[cat]] += 1
+            counts[CATEGORY_INDEX[cat]] += 1
         if isinstance(node, tir.ProducerLoad):
             reads.append((node.producer.op, [_var_names(i) for i in node.indices]))
 
     body = op.body[0]
     if isinstance(body, tir.Reduce):
         combiner = body.combiner.result[0]
-        cat = _category(combiner)
+        cat = op_category(combiner)
         if cat is not None:
-            counts[_CAT[cat]] += 1
+            counts[CATEGORY_INDEX[cat]] += 1
     tir.stmt_functor.post_order_visit(body, visit)
     out = op.output(0)
     analyzer = tvm.arith.Analyzer()

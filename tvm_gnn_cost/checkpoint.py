@@ -1,0 +1,82 @@
+"""Saving and loading a trained GNN: weights, configuration and feature schema, atomically.
+
+Shared by the Ansor and MetaSchedule adapters; knows nothing of TVM.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import List, Tuple
+
+import torch
+
+from .config import (FEATURE_SCHEMA_VERSION, FeaturizerConfig, ModelConfig, TrainerConfig,
+                     config_from_dict, config_to_dict)
+from .trainer import OnlineTrainer
+
+FORMAT = "tvm_gnn_cost.GNNCostModel"
+
+
+def save_checkpoint(path: str, trainer: OnlineTrainer, featurizer_config: FeaturizerConfig,
+                    feature_names: List[str]) -> None:
+    """Write ``trainer``'s model and settings to ``path`` (the old file is kept on a crash)."""
+    payload = {
+        "format": FORMAT,
+        "schema": FEATURE_SCHEMA_VERSION,
+        "feature_names": list(feature_names),
+        "model_config": config_to_dict(trainer.model_config),
+        "trainer_config": config_to_dict(trainer.config),
+        "featurizer_config": config_to_dict(featurizer_config),
+        "state": trainer.state(),
+    }
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".gnn-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(payload, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load_checkpoint(path: str) -> Tuple[dict, ModelConfig, TrainerConfig, FeaturizerConfig]:
+    """The payload and configs of a checkpoint written by :func:`save_checkpoint`.
+
+    Raises
+    ------
+    ValueError
+        If the file is not a checkpoint, is corrupt, or was written for
+        another feature schema.
+    """
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise
+    except Exception as err:  # noqa: BLE001 - torch raises many kinds on a bad file
+        raise ValueError(f"{path} is not a readable GNNCostModel checkpoint "
+                         f"(corrupt or another format): {err}") from err
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a GNNCostModel checkpoint; "
+                         "write one with GNNCostModel.save()")
+    if payload.get("schema") != FEATURE_SCHEMA_VERSION:
+        raise ValueError(
+            f"{path} was saved with feature schema {payload.get('schema')}, but this "
+            f"tvm_gnn_cost uses schema {FEATURE_SCHEMA_VERSION}; retrain the model "
+            "(update_from_file on its tuning logs) with this version")
+    return (payload, config_from_dict(ModelConfig, payload["model_config"]),
+            config_from_dict(TrainerConfig, payload["trainer_config"]),
+            config_from_dict(FeaturizerConfig, payload["featurizer_config"]))
+
+
+def check_feature_names(path: str, payload: dict, names: List[str]) -> None:
+    """Refuse a checkpoint whose node features are not ``names``."""
+    if payload["feature_names"] != list(names):
+        raise ValueError(f"{path} has other node features than this tvm_gnn_cost; "
+                         "retrain the model with this version")
+
+
+__all__ = ["FORMAT", "check_feature_names", "load_checkpoint", "save_checkpoint"]
