@@ -1,0 +1,107 @@
+"""``GNNMetaCostModel``: the same GNN and trainer as a MetaSchedule cost model.
+
+    from tvm import meta_schedule as ms          # TVM 0.19
+    model = GNNMetaCostModel()
+    ms.tune_tir(mod, target, work_dir, max_trials_global=64, cost_model=model)
+
+Measured candidates become block graphs (:mod:`.tirgraph`, the Ansor
+featurizer's node schema), the :class:`OnlineTrainer` keeps the history and
+fine-tunes after every measured batch, and candidates are scored in batches.
+Checkpoints are the Ansor adapter's: a model pretrained on Ansor logs loads
+here and the other way round.
+"""
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import replace
+from typing import List, Optional
+
+import numpy as np
+
+from .checkpoint import check_feature_names, load_checkpoint, save_checkpoint
+from .config import FeaturizerConfig, ModelConfig, TrainerConfig
+from .featurizer import feature_names
+from .tirgraph import featurize_module
+from .trainer import OnlineTrainer
+
+try:  # apache-tvm >= 0.22 keeps MetaSchedule under tvm.s_tir
+    from tvm.s_tir import meta_schedule as ms
+except ImportError:  # TVM 0.19 (the project's pinned stack)
+    from tvm import meta_schedule as ms
+
+logger = logging.getLogger("tvm_gnn_cost")
+
+
+def run_cost(result) -> float:
+    """Mean seconds of a ``RunnerResult``; ``inf`` if it failed."""
+    secs = [float(x) for x in (result.run_secs or [])]
+    if result.error_msg is not None or not secs:
+        return math.inf
+    return float(np.mean(secs))
+
+
+def context_key(context) -> str:
+    """Identifies a tuning task: the structural hash of its module, and its target."""
+    import tvm
+
+    return f"{tvm.ir.structural_hash(context.mod)}|{context.target}"
+
+
+@ms.utils.derived_object
+class GNNMetaCostModel(ms.cost_model.PyCostModel):
+    """Graph neural network cost model for MetaSchedule (``cost_model=`` of ``tune_tir``,
+    ``tune_tasks`` and the Relay/Relax integrations).
+
+    Parameters
+    ----------
+    seed : int
+        Seeds weights, batching and pre-warm-up scores.
+    model_config, trainer_config, featurizer_config : optional
+        See :mod:`tvm_gnn_cost.config`; the same settings as ``GNNCostModel``.
+    """
+
+    def __init__(self, seed: int = 0, model_config: Optional[ModelConfig] = None,
+                 trainer_config: Optional[TrainerConfig] = None,
+                 featurizer_config: Optional[FeaturizerConfig] = None):
+        super().__init__()
+        self._build(model_config or ModelConfig(),
+                    replace(trainer_config or TrainerConfig(), seed=seed),
+                    featurizer_config or FeaturizerConfig())
+
+    def _build(self, mcfg: ModelConfig, tcfg: TrainerConfig, fcfg: FeaturizerConfig) -> None:
+        self.featurizer_config = fcfg
+        self.names = feature_names(fcfg)
+        self.trainer = OnlineTrainer(len(self.names), mcfg, tcfg)
+        self.last_fit = None
+
+    def featurize(self, candidates) -> List:
+        """Graphs of ``MeasureCandidate`` s (their scheduled modules)."""
+        return [featurize_module(c.sch.mod, self.featurizer_config.max_loops)
+                for c in candidates]
+
+    def update(self, context, candidates, results) -> None:
+        """Add a measured batch to the history and fine-tune."""
+        graphs = self.featurize(candidates)
+        key = context_key(context)
+        self.trainer.add(graphs, [key] * len(graphs), [run_cost(r) for r in results])
+        self.last_fit = self.trainer.fit()
+
+    def predict(self, context, candidates) -> np.ndarray:
+        """Scores of ``candidates``: positive, higher is faster (0 if one cannot be read)."""
+        scores = self.trainer.predict(self.featurize(candidates), context_key(context))
+        return np.where(np.isfinite(scores), scores, 0.0).astype("float64")
+
+    def save(self, path: str) -> None:
+        """Write a checkpoint (the format of ``GNNCostModel.save``)."""
+        save_checkpoint(path, self.trainer, self.featurizer_config, self.names)
+
+    def load(self, path: str) -> None:
+        """Replace this model by a saved one (from either adapter); it predicts at once."""
+        payload, mcfg, tcfg, fcfg = load_checkpoint(path)
+        self._build(mcfg, tcfg, fcfg)
+        check_feature_names(path, payload, self.names)
+        self.trainer.load_state(payload["state"])
+
+
+__all__ = ["GNNMetaCostModel", "context_key", "run_cost"]
