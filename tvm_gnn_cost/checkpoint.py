@@ -36,6 +36,7 @@ def save_checkpoint(path: str, trainer: OnlineTrainer, featurizer_config: Featur
             torch.save(payload, f)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a checkpoint is meant to be shared
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -95,8 +95,11 @@ def build_parser() -> argparse.ArgumentParser:
     pt = sub.add_parser("pretrain", help="train the GNN offline on Ansor logs")
     pt.add_argument("logs", nargs="+", help="Ansor logs (task files beside them are loaded)")
     pt.add_argument("--out", required=True, help="checkpoint to write")
-    pt.add_argument("--epochs", type=int, default=30)
-    pt.add_argument("--patience", type=int, default=5)
+    pt.add_argument("--epochs", type=int, default=200)
+    pt.add_argument("--patience", type=int, default=20)
+    pt.add_argument("--hidden", type=int, default=128, help="width of the GNN's layers")
+    pt.add_argument("--dropout", type=float, default=0.2)
+    pt.add_argument("--weight-decay", type=float, default=1e-3)
     pt.add_argument("--val-fraction", type=float, default=0.2, help="share of tasks held out")
     pt.add_argument("--seed", type=int, default=0)
     pt.add_argument("--nproc", type=int, default=1,
@@ -272,12 +275,16 @@ def cmd_collect(args) -> int:
 
 def cmd_pretrain(args) -> int:
     from .adapter import GNNCostModel
+    from .config import ModelConfig, TrainerConfig
     from .pretrain import PretrainConfig, pretrain
 
     for log in args.logs:
         if not os.path.exists(log):
             raise SystemExit(f"error: no log at {log}")
-    model = GNNCostModel(seed=args.seed)
+    model = GNNCostModel(seed=args.seed,
+                         model_config=ModelConfig(hidden=args.hidden, readout_hidden=args.hidden,
+                                                  dropout=args.dropout),
+                         trainer_config=TrainerConfig(weight_decay=args.weight_decay))
     cfg = PretrainConfig(epochs=args.epochs, patience=args.patience,
                          val_fraction=args.val_fraction, seed=args.seed,
                          shard_size=args.shard_size)

@@ -10,6 +10,7 @@ resuming where an interrupted run stopped.
 """
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import os
@@ -49,9 +50,11 @@ def save_tasks(tasks: Sequence[auto_scheduler.SearchTask], path: str) -> None:
 def load_tasks(path: str) -> List[auto_scheduler.SearchTask]:
     """The tasks saved in ``path``, their workloads registered with Ansor again.
 
-    The file is a pickle (as TenSet's): load only task files you trust.
+    The file is a pickle (as TenSet's), gzip-compressed if ``path`` ends in
+    ``.gz``: load only task files you trust.
     """
-    with open(path, "rb") as f:
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
         tasks = pickle.load(f)  # SearchTask.__setstate__ registers the workload
     if not isinstance(tasks, list):
         raise ValueError(f"{path} is not a task file written by tvm_gnn_cost.dataset.save_tasks")
@@ -63,6 +66,8 @@ def register_logs(logs: Sequence[str]) -> int:
     n = 0
     for log in logs:
         path = tasks_path(log)
+        if not os.path.exists(path) and os.path.exists(path + ".gz"):
+            path += ".gz"  # a shipped dataset keeps its tasks compressed too
         if os.path.exists(path):
             n += len(load_tasks(path))
         else:

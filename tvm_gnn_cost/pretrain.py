@@ -82,7 +82,9 @@ def pretrain(model, logs: Sequence[str], config: Optional[PretrainConfig] = None
     time, so memory does not grow with the corpus. The weights of the epoch
     with the best validation pairwise accuracy are kept (the last epoch's when
     no task is held out). The model is set not to explore (``explore_records=0``):
-    it ranks the programs of a new task from the first round. With ``nproc > 1`` the epochs run data-parallel in
+    it ranks the programs of a new task from the first round, and when it tunes, it
+    fine-tunes from ``config.finetune_after`` measured records on at
+    ``config.finetune_lr``. With ``nproc > 1`` the epochs run data-parallel in
     ``nproc`` processes (``torch.distributed`` DDP over gloo on 127.0.0.1):
     each global batch is split between the processes and their gradients
     averaged, so the steps are the same as with one process. ``workers``
@@ -113,8 +115,11 @@ def pretrain(model, logs: Sequence[str], config: Optional[PretrainConfig] = None
     trainer.model.eval()
     trainer.n_fits = max(trainer.n_fits, 1)
     # Exploration noise is for a model that knows a new task only through a few others;
-    # a model pretrained on many tasks ranks a new task's programs from the first round.
-    trainer.config = dataclasses.replace(trainer.config, explore_records=0)
+    # a model pretrained on many tasks ranks a new task's programs from the first round, and
+    # fine-tunes gently, once enough of the new network is measured.
+    trainer.config = dataclasses.replace(trainer.config, explore_records=0,
+                                         num_warmup_sample=cfg.finetune_after,
+                                         lr=cfg.finetune_lr)
     return PretrainResult(train_tasks=len(train), val_tasks=len(val), records=len(store),
                           shards=len(store.shards), **out)
 
@@ -145,6 +150,13 @@ def _validate(module, job: _Job) -> float:
 
 
 def _epochs(net, optimizer, job: _Job, rank: int, world: int) -> dict:
+    """The training loop, seeded (dropout included) without touching the caller's RNG."""
+    with torch.random.fork_rng():
+        torch.manual_seed(job.cfg.seed * 7919 + rank)
+        return _train(net, optimizer, job, rank, world)
+
+
+def _train(net, optimizer, job: _Job, rank: int, world: int) -> dict:
     """The training loop; rank 0 validates, keeps the best weights and decides to stop."""
     import torch.distributed as dist
 

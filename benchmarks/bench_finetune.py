@@ -1,0 +1,75 @@
+"""Does online fine-tuning help or hurt a pretrained GNN on a network it never saw?
+
+Replays the warm-up of a tuning job offline: the tasks of a held-out log in a random order,
+``--per-task`` measured programs of each added to the trainer's history as a round would add
+them (fit after every round, as in tuning), and after each round the pairwise accuracy on the
+programs of the tasks not measured yet (what the next rounds' choices depend on). One row per
+learning rate for the online fine-tuning, and one without fine-tuning.
+
+    .venv/bin/python benchmarks/bench_finetune.py data/gnn-cpu.pt data/heldout/squeezenet.json.gz
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from tvm_gnn_cost.adapter import GNNCostModel  # noqa: E402
+from tvm_gnn_cost.metrics import normalized_throughput, pairwise_accuracy  # noqa: E402
+from tvm_gnn_cost.pretrain import load_records  # noqa: E402
+
+
+def replay(ckpt: str, data, order, per_task: int, lr, seed: int):
+    model = GNNCostModel()
+    model.load(ckpt)
+    trainer = model.trainer
+    for group in trainer.optimizer.param_groups:
+        group["lr"] = lr or 0.0
+    tasks = np.asarray(data.tasks)
+    costs = np.asarray(data.costs)
+    truth = normalized_throughput(costs, tasks)
+    rng = np.random.default_rng(seed)
+    unseen_acc = []
+    for i, task in enumerate(order):
+        idx = rng.choice(np.flatnonzero(tasks == task), per_task, replace=False)
+        trainer.add([data.graphs[k] for k in idx], [task] * per_task, costs[idx])
+        if lr:
+            trainer.fit()
+        rest = np.isin(tasks, order[i + 1:])
+        if rest.any():
+            scores = trainer.predict([g for g, r in zip(data.graphs, rest) if r])
+            unseen_acc.append(pairwise_accuracy(scores, truth[rest], tasks[rest]))
+    final = pairwise_accuracy(trainer.predict(data.graphs), truth, tasks)
+    return float(np.mean(unseen_acc)), float(unseen_acc[len(unseen_acc) // 2]), final
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("checkpoint")
+    ap.add_argument("log")
+    ap.add_argument("--per-task", type=int, default=4)
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--lrs", default="0,1e-4,5e-4,2e-3")
+    args = ap.parse_args()
+    data = load_records(GNNCostModel(), [args.log])
+    names = sorted(set(data.tasks))
+    print(f"{args.log}: {len(data.graphs)} programs of {len(names)} tasks, "
+          f"{args.per_task} a round, {args.seeds} task orders")
+    print("| online lr | mean accuracy on unmeasured tasks | at half the warm-up | all tasks after |")
+    print("|---|---:|---:|---:|")
+    for lr in [float(x) for x in args.lrs.split(",")]:
+        rows = []
+        for seed in range(args.seeds):
+            order = list(np.random.default_rng(seed).permutation(names))
+            rows.append(replay(args.checkpoint, data, order, args.per_task, lr, seed))
+        m = np.mean(rows, axis=0)
+        label = "no fine-tuning" if not lr else f"{lr:g}"
+        print(f"| {label} | {m[0]:.3f} | {m[1]:.3f} | {m[2]:.3f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
