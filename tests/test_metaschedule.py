@@ -77,3 +77,28 @@ def test_tune_tir_with_the_gnn_measures_learns_and_saves(tmp_path):
     again.load(path)
     graphs = [featurize_module(mod)]
     np.testing.assert_allclose(again.trainer.predict(graphs), model.trainer.predict(graphs))
+
+
+def test_compare_runs_metaschedule_models_into_the_same_curves(tmp_path):
+    from tvm_gnn_cost.cli import main
+    from tvm_gnn_cost.curves import read_curves
+
+    out = tmp_path / "ms"
+    argv = ["compare", "--searcher", "metaschedule", "--network", "matmul", "--input-shape",
+            "64,64,64", "--models", "gnn,random", "--trials", "16", "--trials-per-iter", "8",
+            "--seeds", "1", "--out", str(out)]
+    assert main(argv) == 0
+    curves = read_curves(str(out))
+    assert sorted(c.model for c in curves) == ["gnn", "random"]
+    for c in curves:
+        assert c.trials == [8, 16] and 0 < c.final < 1
+        assert all(b <= a for a, b in zip(c.latency, c.latency[1:]))
+    with open(out / "curves.png", "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    summary = (out / "summary.md").read_text()
+    assert "| gnn |" in summary and "| random |" in summary
+    before = (out / "curves.json").read_text()
+    assert main(argv) == 0  # finished runs are reused, not tuned again
+    assert (out / "curves.json").read_text() == before
+    with pytest.raises(SystemExit, match="metaschedule"):
+        main(argv[:8] + ["gnn-pretrained"] + argv[9:])

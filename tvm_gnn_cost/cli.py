@@ -5,7 +5,7 @@
     tvm-gnn-cost plot runs/r18
     tvm-gnn-cost collect --network resnet-18 --programs-per-task 64 --out data/r18.json
     tvm-gnn-cost pretrain data/*.json --out gnn-cpu.pt
-    tvm-gnn-cost evaluate --model gnn-cpu.pt --baseline xgb --train data/*.json data/heldout/*.json
+    tvm-gnn-cost evaluate --model gnn-cpu.pt data/heldout/*.json --baseline xgb --train data/*.json
 """
 from __future__ import annotations
 
@@ -75,6 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "from --pretrained)")
     c.add_argument("--pretrained", default=None,
                    help="checkpoint the gnn-pretrained runs start from (see pretrain)")
+    c.add_argument("--searcher", choices=["ansor", "metaschedule"], default="ansor",
+                   help="the search to compare models in; metaschedule takes the models gnn, "
+                        "xgb, mlp and random (MetaSchedule's own)")
+    c.add_argument("--trials-per-iter", type=int, default=16,
+                   help="metaschedule: candidates measured per search iteration")
     c.add_argument("--trials", type=int, required=True, help="trials per run")
     c.add_argument("--seeds", type=int, default=3, help="runs per model, seeds 0..N-1")
     c.add_argument("--out", required=True, help="folder for logs, curves, plot and summary")
@@ -202,6 +207,8 @@ def cmd_compare(args) -> int:
 
     target = _target(args.target)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
+    if args.searcher == "metaschedule":
+        return _compare_metaschedule(args, target, models)
     unknown = sorted(set(models) - set(COMPARE_MODELS))
     if unknown or not models:
         raise SystemExit(f"error: --models takes some of {', '.join(COMPARE_MODELS)}; "
@@ -248,6 +255,45 @@ def cmd_compare(args) -> int:
         curves.append(curve)
     write_curves(curves, args.out)
     _render(curves, args.out, f"{args.network} on {target}", note=note)
+    print(summary_table(curves))
+    return 0
+
+
+def _compare_metaschedule(args, target, models: List[str]) -> int:
+    """``compare --searcher metaschedule``: each model and seed through ``ms.tune_tasks``."""
+    import json
+    from dataclasses import asdict
+
+    import tvm
+
+    from .curves import Curve, summary_table, write_curves
+    from .mstuning import MS_MODELS, ms_tune, ms_workload
+
+    unknown = sorted(set(models) - set(MS_MODELS))
+    if unknown or not models:
+        raise SystemExit(f"error: with --searcher metaschedule, --models takes some of "
+                         f"{', '.join(MS_MODELS)}; got {args.models!r}")
+    if "num-cores" not in str(target):  # MetaSchedule's CPU rules need it
+        target = tvm.target.Target(f"{target} -num-cores {os.cpu_count() or 1}")
+    workload = ms_workload(args.network, target, args.batch_size, args.input_shape)
+    print(f"{args.network}: {len(workload.modules)} MetaSchedule tasks, target {target}",
+          flush=True)
+    curves = []
+    for seed in range(args.seeds):  # seeds outer: models alternate, so machine noise hits all
+        for model in models:
+            path = os.path.join(args.out, "metaschedule", f"{model}-seed{seed}.json")
+            if os.path.exists(path):  # a finished run is reused
+                with open(path) as f:
+                    curves.append(Curve(**json.load(f)))
+                continue
+            print(f"[{model} seed {seed}] tuning {args.network} with MetaSchedule", flush=True)
+            curve = ms_tune(workload, model, args.trials, path[:-5], target, seed,
+                            args.trials_per_iter)
+            with open(path, "w") as f:
+                json.dump(asdict(curve), f)
+            curves.append(curve)
+    write_curves(curves, args.out)
+    _render(curves, args.out, f"{args.network} with MetaSchedule on {target}")
     print(summary_table(curves))
     return 0
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import OrderedDict
 from dataclasses import replace
 from typing import List, Optional
 
@@ -31,6 +32,8 @@ except ImportError:  # TVM 0.19 (the project's pinned stack)
     from tvm import meta_schedule as ms
 
 logger = logging.getLogger("tvm_gnn_cost")
+
+_CACHE_SIZE = 50_000  # graphs of scored modules kept (about 1.5 KB each)
 
 
 def run_cost(result) -> float:
@@ -74,11 +77,28 @@ class GNNMetaCostModel(ms.cost_model.PyCostModel):
         self.names = feature_names(fcfg)
         self.trainer = OnlineTrainer(len(self.names), mcfg, tcfg)
         self.last_fit = None
+        # The evolutionary search scores the same programs again and again (survivors,
+        # re-sampled mutants): graphs are kept by the module's structural hash.
+        self._graphs: "OrderedDict[int, object]" = OrderedDict()
 
     def featurize(self, candidates) -> List:
-        """Graphs of ``MeasureCandidate`` s (their scheduled modules)."""
-        return [featurize_module(c.sch.mod, self.featurizer_config.max_loops)
-                for c in candidates]
+        """Graphs of ``MeasureCandidate`` s (their scheduled modules), cached."""
+        import tvm
+
+        out = []
+        for c in candidates:
+            mod = c.sch.mod
+            key = tvm.ir.structural_hash(mod)
+            g = self._graphs.get(key)
+            if g is None:
+                g = featurize_module(mod, self.featurizer_config.max_loops)
+                self._graphs[key] = g
+                if len(self._graphs) > _CACHE_SIZE:
+                    self._graphs.popitem(last=False)
+            else:
+                self._graphs.move_to_end(key)
+            out.append(g)
+        return out
 
     def update(self, context, candidates, results) -> None:
         """Add a measured batch to the history and fine-tune."""

@@ -1,0 +1,123 @@
+"""Tuning with MetaSchedule and any cost model, recording the same search curve as Ansor runs.
+
+    curve = ms_tune(ms_workload("matmul", target), "gnn", trials=64, work_dir="runs/ms", seed=0)
+
+Models: ``gnn`` (:class:`GNNMetaCostModel`) and MetaSchedule's own ``xgb``, ``mlp`` and
+``random``. Every measured batch adds one point to the :class:`Curve`: trials so far,
+seconds since the start, and the estimated latency (sum of task weight x best latency; inf
+until every task has a valid measurement).
+"""
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+from .curves import Curve
+from .metaschedule import GNNMetaCostModel, ms, run_cost
+
+logger = logging.getLogger("tvm_gnn_cost")
+
+MS_MODELS = ("gnn", "xgb", "mlp", "random")
+
+
+@dataclass
+class MSWorkload:
+    """Named TIR modules to tune and the weight of each in the end-to-end latency."""
+
+    name: str
+    modules: List[Tuple[str, object]]  # (task name, IRModule)
+    weights: List[float]
+
+
+def ms_workload(name: str, target, batch_size: int = 1,
+                input_shape: Optional[Sequence[int]] = None) -> MSWorkload:
+    """The MetaSchedule tasks of an operator (``matmul``, ``conv2d``) or a network."""
+    import json
+
+    import tvm
+    from tvm import auto_scheduler, te
+
+    from .networks import relay_network, single_op_tasks
+
+    if name in ("matmul", "conv2d"):  # the same operators and shapes as the Ansor runs
+        func, *args = json.loads(single_op_tasks(name, target, batch_size,
+                                                 input_shape)[0].workload_key)
+        tensors = auto_scheduler.workload_registry.WORKLOAD_FUNC_REGISTRY[func](*args)
+        return MSWorkload(name, [(name, tvm.IRModule({"main": te.create_prim_func(tensors)}))],
+                          [1.0])
+    mod, params, _ = relay_network(name, batch_size, input_shape)
+    extracted = ms.relay_integration.extract_tasks(mod, target, params)
+    if not extracted:
+        raise ValueError(f"no tunable task found in {name} for target {target}")
+    return MSWorkload(name, [(t.task_name, t.dispatched[0]) for t in extracted],
+                      [float(t.weight) for t in extracted])
+
+
+def make_ms_model(name: str, seed: int = 0):
+    """A MetaSchedule cost model by name: gnn, xgb, mlp or random."""
+    if name == "gnn":
+        return GNNMetaCostModel(seed=seed)
+    if name in ("xgb", "mlp", "random"):
+        kwargs = {"seed": seed} if name == "random" else {}
+        return ms.cost_model.CostModel.create(name, **kwargs)
+    raise ValueError(f"unknown MetaSchedule model {name!r}; use one of {', '.join(MS_MODELS)}")
+
+
+@ms.utils.derived_object
+class _CurveCallback(ms.measure_callback.PyMeasureCallback):
+    """Adds a curve point after every measured batch."""
+
+    def __init__(self, curve: Curve, weights: Sequence[float], start: float):
+        super().__init__()
+        self.curve, self.weights, self.start = curve, list(weights), start
+        self.best = [math.inf] * len(self.weights)
+        self.trials = 0
+
+    def apply(self, task_scheduler, task_id, measure_candidates, builder_results,
+              runner_results) -> None:
+        for res in runner_results:
+            self.best[task_id] = min(self.best[task_id], run_cost(res))
+        self.trials += len(runner_results)
+        latency = sum(w * b for w, b in zip(self.weights, self.best) if w)
+        self.curve.trials.append(self.trials)
+        self.curve.seconds.append(time.time() - self.start)
+        self.curve.latency.append(latency if math.isfinite(latency) else math.inf)
+
+
+def ms_tune(workload: MSWorkload, model_name: str, trials: int, work_dir: str, target,
+            seed: int = 0, per_iter: int = 16, model=None) -> Curve:
+    """Tune ``workload`` with MetaSchedule and the named cost model; returns its curve."""
+    from tvm.meta_schedule.logging import get_loggers_from_work_dir
+    from tvm.meta_schedule.utils import fork_seed
+
+    os.makedirs(work_dir, exist_ok=True)
+    # TVM 0.19's get_loggers_from_work_dir lists the names of the handlers already on its
+    # logger and crashes on one without a name (a test harness's, a user's); its dictConfig
+    # replaces that logger's handlers anyway.
+    ms_logger = logging.getLogger("tvm.meta_schedule")
+    for handler in [h for h in ms_logger.handlers if h.get_name() is None]:
+        ms_logger.removeHandler(handler)
+    names = [n for n, _ in workload.modules]
+    contexts = [
+        ms.TuneContext(mod=mod, target=target, space_generator="post-order-apply",
+                       search_strategy="evolutionary", task_name=name, rand_state=rs,
+                       num_threads=os.cpu_count() or 1, logger=log).clone()
+        for (name, mod), log, rs in zip(workload.modules,
+                                        get_loggers_from_work_dir(work_dir, names),
+                                        fork_seed(seed, n=len(names)))
+    ]
+    curve = Curve(model_name, seed)
+    callback = _CurveCallback(curve, workload.weights, time.time())
+    ms.tune_tasks(tasks=contexts, task_weights=workload.weights, work_dir=work_dir,
+                  max_trials_global=trials, num_trials_per_iter=per_iter,
+                  cost_model=model or make_ms_model(model_name, seed),
+                  measure_callbacks=list(ms.MeasureCallback.create("default")) + [callback],
+                  task_scheduler="gradient")
+    return curve
+
+
+__all__ = ["MS_MODELS", "MSWorkload", "make_ms_model", "ms_tune", "ms_workload"]
