@@ -2,7 +2,7 @@
 
 Replays the warm-up of a tuning job offline: the tasks of a held-out log in a random order,
 ``--per-task`` measured programs of each added to the trainer's history as a round would add
-them (fit after every round, as in tuning), and after each round the pairwise accuracy on the
+them (fit after every round from the first on, as an online model would), and after each round the pairwise accuracy on the
 programs of the tasks not measured yet (what the next rounds' choices depend on). One row per
 learning rate for the online fine-tuning, and one without fine-tuning.
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 
 import numpy as np
 
@@ -27,6 +28,8 @@ def replay(ckpt: str, data, order, per_task: int, lr, seed: int):
     model = GNNCostModel()
     model.load(ckpt)
     trainer = model.trainer
+    # Fine-tune from the first round on (the checkpoint itself waits for finetune_after records).
+    trainer.config = replace(trainer.config, num_warmup_sample=per_task)
     for group in trainer.optimizer.param_groups:
         group["lr"] = lr or 0.0
     tasks = np.asarray(data.tasks)

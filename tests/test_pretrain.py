@@ -28,6 +28,10 @@ def test_pretrained_checkpoint_predicts_from_the_first_round(measured_conv, conv
     hash_scores = fresh.predict(conv_task, [i.state for i in inputs[:16]])
     fresh.load(path)
     assert fresh.trainer.ready  # no random warm-up
+    cfg = fresh.trainer.config  # ranks new tasks at once, fine-tunes only once data is in
+    assert cfg.explore_records == 0
+    assert (cfg.num_warmup_sample, cfg.lr) == (PretrainConfig.finetune_after,
+                                               PretrainConfig.finetune_lr)
     states = [i.state for i in inputs[:16]]
     graphs = fresh.featurize_measured(conv_task, states)
     np.testing.assert_allclose(fresh.trainer.predict(graphs), model.trainer.predict(graphs),
@@ -106,3 +110,20 @@ def test_pretraining_streams_shards_from_a_compressed_log(measured_conv, tmp_pat
     assert result.shards == -(-n_lines // 8)
     assert 0 < result.max_in_memory <= 16
     assert result.train_loss[-1] < result.train_loss[0]
+
+
+def test_the_shipped_checkpoint_ranks_a_held_out_network():
+    """data/: compressed logs and task files read back in this process; the checkpoint loads."""
+    import glob
+    import os
+
+    from tvm_gnn_cost.evaluate import gnn_scorer, load_groups, metrics, score
+
+    root = os.path.join(os.path.dirname(__file__), "..", "data")
+    model = GNNCostModel()
+    model.load(os.path.join(root, "gnn-cpu.pt"))
+    groups = load_groups(glob.glob(os.path.join(root, "heldout", "bert.json.gz")),
+                         model.rebuilder)
+    assert len(groups) == 9 and sum(len(g.costs) for g in groups) == 216
+    m = metrics(score(groups, gnn_scorer(model)))
+    assert m["pairwise"] > 0.6, m

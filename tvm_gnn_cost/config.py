@@ -66,7 +66,7 @@ class PretrainConfig:
     # Online fine-tuning of the pretrained model when it tunes a new network: from this many
     # measured records on, at this learning rate. Fine-tuning on a few records per task erases
     # what pretraining learned (benchmarks/bench_finetune.py: pairwise accuracy on the tasks
-    # not measured yet 0.778 without fine-tuning, 0.741 at lr 1e-4, 0.659 at 2e-3).
+    # not measured yet 0.776 without fine-tuning, 0.760 at lr 1e-4, 0.626 at 2e-3).
     finetune_after: int = 256
     finetune_lr: float = 1e-4
 
