@@ -55,6 +55,13 @@ def _int(x, default: int = 1) -> int:
     return int(x.value) if isinstance(x, tir.IntImm) else (int(x) if isinstance(x, int) else default)
 
 
+def _unroll(annotations, current: int) -> int:
+    """The auto-unroll step in force under a loop or block with these annotations."""
+    if not len(annotations):  # most loops have none: one FFI call instead of three
+        return current
+    return max([_int(annotations[k], 0) for k in _UNROLL_KEYS if k in annotations] + [current])
+
+
 def _prod(values) -> int:
     out = 1
     for v in values:
@@ -104,9 +111,7 @@ class _Walker:
         ann = _KIND_ANNOTATION.get(int(loop.kind), 0)
         if int(loop.kind) == 4 and loop.thread_binding is not None:  # thread binding
             ann = ANNOTATIONS.get(str(loop.thread_binding.thread_tag), ANNOTATIONS["vthread"])
-        unroll = max([_int(loop.annotations[k], 0) for k in _UNROLL_KEYS if k in loop.annotations]
-                     + [self.unroll[-1]])
-        self.unroll.append(unroll)
+        self.unroll.append(_unroll(loop.annotations, self.unroll[-1]))
         index = None
         if extent != 1:  # Ansor's printer leaves out loops of extent 1 too
             index = len(self.tree.loops)
@@ -124,8 +129,7 @@ class _Walker:
 
     def _block(self, realize: tir.BlockRealize) -> None:
         block = realize.block
-        unroll = max([_int(block.annotations[k], 0) for k in _UNROLL_KEYS
-                      if k in block.annotations] + [self.unroll[-1]])
+        unroll = _unroll(block.annotations, self.unroll[-1])
         self.unroll.append(unroll)
         # Block iterators -> the loop names their bindings use.
         iter_loops = {}
@@ -135,12 +139,9 @@ class _Walker:
             iter_loops[iv.var] = names
             if int(iv.iter_type) == 2:  # CommReduce
                 reduce |= names
-        has_child = []
-        tir.stmt_functor.post_order_visit(
-            block.body, lambda n: has_child.append(1) if isinstance(n, tir.BlockRealize) else None)
-        if has_child:
-            self.walk(block.body)
-        else:
+        first = len(self.blocks)
+        self.walk(block.body)  # statements only: cheap on a leaf's body
+        if len(self.blocks) == first:  # no block inside: a leaf
             self._leaf(block, iter_loops, reduce, unroll)
         self.unroll.pop()
 
