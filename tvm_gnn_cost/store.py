@@ -20,6 +20,7 @@ from typing import Dict, Iterator, List, Optional, Sequence
 import numpy as np
 
 from .graph import ProgramGraph
+from .trainer import FAILED_COST
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -59,7 +60,7 @@ class TaskSummary:
 
     def add(self, g: ProgramGraph, cost: float) -> None:
         self.records += 1
-        if 0 < cost < 1e10:
+        if 0 < cost < FAILED_COST:
             self.best = min(self.best, cost)
         x = g.features.astype(np.float64)
         if self.feat_sum is None:
@@ -111,7 +112,7 @@ class RecordStore:
         """Normalized throughput ``best cost of the task / cost`` (0 if it failed), float32."""
         best = np.array([self.summary[t].best for t in part.tasks])
         costs = np.asarray(part.costs, dtype=float)
-        ok = (costs > 0) & (costs < 1e10) & np.isfinite(best)
+        ok = (costs > 0) & (costs < FAILED_COST) & np.isfinite(best)
         y = np.zeros(len(costs), dtype=np.float32)
         y[ok] = best[ok] / costs[ok]
         return y
