@@ -23,13 +23,16 @@ import numpy as np
 from .checkpoint import check_feature_names, load_checkpoint, save_checkpoint
 from .config import FeaturizerConfig, ModelConfig, TrainerConfig
 from .featurizer import feature_names
+from .tircompat import structural_hash
 from .tirgraph import featurize_module
 from .trainer import OnlineTrainer
 
-try:  # apache-tvm >= 0.22 keeps MetaSchedule under tvm.s_tir
+try:  # apache-tvm >= 0.25 keeps MetaSchedule under tvm.s_tir
+    from tvm.ir.utils import derived_object
     from tvm.s_tir import meta_schedule as ms
 except ImportError:  # TVM 0.19 (the project's pinned stack)
     from tvm import meta_schedule as ms
+    from tvm.meta_schedule.utils import derived_object
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -46,12 +49,10 @@ def run_cost(result) -> float:
 
 def context_key(context) -> str:
     """Identifies a tuning task: the structural hash of its module, and its target."""
-    import tvm
-
-    return f"{tvm.ir.structural_hash(context.mod)}|{context.target}"
+    return f"{structural_hash(context.mod)}|{context.target}"
 
 
-@ms.utils.derived_object
+@derived_object
 class GNNMetaCostModel(ms.cost_model.PyCostModel):
     """Graph neural network cost model for MetaSchedule (``cost_model=`` of ``tune_tir``,
     ``tune_tasks`` and the Relay/Relax integrations).
@@ -83,12 +84,10 @@ class GNNMetaCostModel(ms.cost_model.PyCostModel):
 
     def featurize(self, candidates) -> List:
         """Graphs of ``MeasureCandidate`` s (their scheduled modules), cached."""
-        import tvm
-
         out = []
         for c in candidates:
             mod = c.sch.mod
-            key = tvm.ir.structural_hash(mod)
+            key = structural_hash(mod)
             g = self._graphs.get(key)
             if g is None:
                 g = featurize_module(mod, self.featurizer_config.max_loops)
@@ -124,4 +123,4 @@ class GNNMetaCostModel(ms.cost_model.PyCostModel):
         self.trainer.load_state(payload["state"])
 
 
-__all__ = ["GNNMetaCostModel", "context_key", "run_cost"]
+__all__ = ["GNNMetaCostModel", "context_key", "derived_object", "ms", "run_cost"]

@@ -12,9 +12,10 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import numpy as np
 import tvm
-from tvm import te, tir
+from tvm import te
 
 from .looptree import base_names
+from .tircompat import IF_THEN_ELSE, Call, ProducerLoad, expr_dtype, post_order_visit, tir
 
 #: Arithmetic categories counted per output element of a stage.
 OP_CATEGORIES = (
@@ -69,7 +70,7 @@ def op_category(node) -> Optional[str]:
     """The arithmetic category (of :data:`OP_CATEGORIES`) a TIR expression node counts in."""
     kind = _BINARY.get(type(node))
     if kind is not None:
-        is_float = node.dtype.startswith(("float", "bfloat"))
+        is_float = expr_dtype(node).startswith(("float", "bfloat"))
         if kind == "add":
             return "float_add" if is_float else "int_add"
         if kind == "mul":
@@ -85,11 +86,11 @@ def op_category(node) -> Optional[str]:
         return "logic"
     if isinstance(node, tir.Select):
         return "select"
-    if isinstance(node, tir.Call):
-        return "select" if node.op.name == "tir.if_then_else" else "math_call"
+    if isinstance(node, Call):
+        return "select" if node.op.name in IF_THEN_ELSE else "math_call"
     if isinstance(node, tir.Cast):
         return "cast"
-    if isinstance(node, tir.ProducerLoad):
+    if isinstance(node, ProducerLoad):
         return "load"
     return None
 
@@ -101,7 +102,7 @@ def _var_names(expr) -> FrozenSet[str]:
         if isinstance(node, tir.Var):
             names.update(base_names(node.name))
 
-    tir.stmt_functor.post_order_visit(expr, visit)
+    post_order_visit(expr, visit)
     return frozenset(names)
 
 
@@ -130,7 +131,7 @@ def summarize_op(op: te.Operation) -> Optional[OpSummary]:
         cat = op_category(node)
         if cat is not None:
             counts[CATEGORY_INDEX[cat]] += 1
-        if isinstance(node, tir.ProducerLoad):
+        if isinstance(node, ProducerLoad):
             reads.append((node.producer.op, [_var_names(i) for i in node.indices]))
 
     body = op.body[0]
@@ -139,7 +140,7 @@ def summarize_op(op: te.Operation) -> Optional[OpSummary]:
         cat = op_category(combiner)
         if cat is not None:
             counts[CATEGORY_INDEX[cat]] += 1
-    tir.stmt_functor.post_order_visit(body, visit)
+    post_order_visit(body, visit)
     out = op.output(0)
     analyzer = tvm.arith.Analyzer()
     for iv in op.axis:  # reduce extents may depend on the output axes (adaptive pooling)

@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Set
 
 import numpy as np
-from tvm import tir
 
 from .config import FeaturizerConfig
 from .featurizer import StageStructure, feature_names, log_feature, schedule_features
 from .graph import ProgramGraph
 from .looptree import ANNOTATIONS, Loop, LoopTree, Statement
 from .opstats import CATEGORY_INDEX, OP_CATEGORIES, op_category, tvm_dtype_bits
+from .tircompat import (Block, BlockRealize, BufferLoad, load_buffer, post_order_visit,
+                        region_buffer, tir)
 
 _KIND_ANNOTATION = {0: ANNOTATIONS["for"], 1: ANNOTATIONS["parallel"],
                     2: ANNOTATIONS["vectorize"], 3: ANNOTATIONS["unroll"]}
@@ -77,7 +78,7 @@ def _vars(expr, loop_of: Dict[object, str]) -> frozenset:
         if isinstance(node, tir.Var) and node in loop_of:
             found.add(loop_of[node])
 
-    tir.stmt_functor.post_order_visit(expr, visit)
+    post_order_visit(expr, visit)
     return frozenset(found)
 
 
@@ -94,7 +95,7 @@ class _Walker:
     def walk(self, stmt) -> None:
         if isinstance(stmt, tir.For):
             self._for(stmt)
-        elif isinstance(stmt, tir.BlockRealize):
+        elif isinstance(stmt, BlockRealize):
             self._block(stmt)
         elif isinstance(stmt, tir.SeqStmt):
             for s in stmt.seq:
@@ -127,7 +128,7 @@ class _Walker:
             self.tree.loops[index].owner = len(self.blocks) - 1 if len(self.blocks) > first else -1
         self.unroll.pop()
 
-    def _block(self, realize: tir.BlockRealize) -> None:
+    def _block(self, realize: BlockRealize) -> None:
         block = realize.block
         unroll = _unroll(block.annotations, self.unroll[-1])
         self.unroll.append(unroll)
@@ -145,9 +146,9 @@ class _Walker:
             self._leaf(block, iter_loops, reduce, unroll)
         self.unroll.pop()
 
-    def _leaf(self, block: tir.Block, iter_loops, reduce: Set[str], unroll: int) -> None:
+    def _leaf(self, block: Block, iter_loops, reduce: Set[str], unroll: int) -> None:
         counts = np.zeros(len(OP_CATEGORIES))
-        writes = [r.buffer for r in block.writes]
+        writes = [region_buffer(r) for r in block.writes]
         node = _Block(block.name_hint, list(self.stack), counts, reduce=reduce,
                       writes=writes, auto_unroll=unroll)
 
@@ -160,31 +161,32 @@ class _Walker:
                 elif isinstance(n, tir.Var) and n in self.loop_of:
                     out.add(self.loop_of[n])
 
-            tir.stmt_functor.post_order_visit(expr, visit)
+            post_order_visit(expr, visit)
             return frozenset(out)
 
         stores = []
-        tir.stmt_functor.post_order_visit(
+        post_order_visit(
             block.body, lambda n: stores.append(n) if isinstance(n, tir.BufferStore) else None)
         written = {s.buffer for s in stores} | set(writes)
 
         def visit(n):
-            if isinstance(n, tir.BufferLoad):
-                if n.buffer in written:  # the accumulator of a reduction
+            if isinstance(n, BufferLoad):
+                buffer = load_buffer(n)
+                if buffer in written:  # the accumulator of a reduction
                     return
                 counts[CATEGORY_INDEX["load"]] += 1
                 index_names = [names_of(i) for i in n.indices]
                 allv = frozenset().union(*index_names) if index_names else frozenset()
                 node.accesses.append((allv, index_names[-1] if index_names else frozenset()))
-                if n.buffer not in node.reads:
-                    node.reads.append(n.buffer)
+                if buffer not in node.reads:
+                    node.reads.append(buffer)
                 return
             cat = op_category(n)
             if cat is not None:
                 counts[CATEGORY_INDEX[cat]] += 1
 
         for s in stores:
-            tir.stmt_functor.post_order_visit(s.value, visit)
+            post_order_visit(s.value, visit)
         if stores:
             out = stores[-1]
             node.spatial_last = set(names_of(out.indices[-1])) if len(out.indices) else set()
