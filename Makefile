@@ -1,12 +1,20 @@
-# tvm-gnn-cost: `make demo` and `make test` set up .venv on first use.
+# tvm-gnn-cost: `make demo` and `make test` set up .venv on first use (TVM 0.19, the pinned
+# stack); `make test-modern` sets up .venv-modern (apache-tvm 0.27 from PyPI) and runs the tests
+# that apply there (MetaSchedule; that TVM has no Ansor).
 PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+MODERN_VENV := .venv-modern
+MODERN_PY := $(MODERN_VENV)/bin/python
+MODERN_STAMP := $(MODERN_VENV)/.installed
+MODERN_TESTS := tests/test_metaschedule.py tests/test_model.py
 
-.PHONY: demo test setup bench clean
+.PHONY: demo test test-modern setup setup-modern bench clean
 
 setup: $(STAMP)
+
+setup-modern: $(MODERN_STAMP)
 
 $(STAMP): requirements.txt setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,14 +22,23 @@ $(STAMP): requirements.txt setup.py
 	$(PY) -m pip install -q --no-deps -e .
 	touch $(STAMP)
 
+$(MODERN_STAMP): requirements-modern.txt setup.py
+	test -x $(MODERN_PY) || $(PYTHON) -m venv $(MODERN_VENV)
+	$(MODERN_PY) -m pip install -q -r requirements-modern.txt
+	$(MODERN_PY) -m pip install -q --no-deps -e .
+	touch $(MODERN_STAMP)
+
 demo: $(STAMP)
 	TOPHUB_LOCATION=NONE $(PY) examples/demo.py
 
 test: $(STAMP)
 	TOPHUB_LOCATION=NONE $(PY) -m pytest -v tests
 
+test-modern: $(MODERN_STAMP)
+	$(MODERN_PY) -m pytest -v $(MODERN_TESTS)
+
 bench: $(STAMP)
 	TOPHUB_LOCATION=NONE $(PY) benchmarks/bench_predict.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(MODERN_VENV) build *.egg-info

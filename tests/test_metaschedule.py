@@ -1,27 +1,47 @@
-"""The GNN as a MetaSchedule cost model: block graphs in the Ansor schema, tune_tir end to end."""
+"""The GNN as a MetaSchedule cost model: block graphs in the Ansor schema, tune_tir end to end.
+
+Runs on both stacks: TVM 0.19 (`make test`) and apache-tvm 0.27 (`make test-modern`).
+"""
 import numpy as np
 import pytest
 
 tvm = pytest.importorskip("tvm")
-from tvm import auto_scheduler, te, tir  # noqa: E402
+from tvm import te  # noqa: E402
 
-from tvm_gnn_cost.featurizer import StateFeaturizer, feature_names  # noqa: E402
+from tvm_gnn_cost import workloads  # noqa: E402
+from tvm_gnn_cost.featurizer import feature_names  # noqa: E402
+from tvm_gnn_cost.metaschedule import ms  # noqa: E402
+from tvm_gnn_cost.tircompat import MODERN  # noqa: E402
 from tvm_gnn_cost.tirgraph import featurize_module, featurize_prim_func  # noqa: E402
-from tvm_gnn_cost.workloads import host_target  # noqa: E402
+from tvm_gnn_cost.workloads import host_target, with_num_cores  # noqa: E402
 
-WORKLOADS = [("tvm_gnn_cost.matmul", (64, 64, 64)),
-             ("tvm_gnn_cost.conv2d_bias_relu", (1, 14, 14, 16, 16, 3))]
+WORKLOADS = [(workloads.matmul, (64, 64, 64)),
+             (workloads.conv2d_bias_relu, (1, 14, 14, 16, 16, 3))]
 
 
 def _prim_func(func, args):
-    tensors = auto_scheduler.workload_registry.WORKLOAD_FUNC_REGISTRY[func](*args)
-    return te.create_prim_func(tensors)
+    return te.create_prim_func(func(*args))
+
+
+def _schedule(mod):
+    """A TIR schedule of ``mod`` and its get-block method (``get_sblock`` on apache-tvm)."""
+    if MODERN:
+        from tvm.s_tir import Schedule
+
+        sch = Schedule(mod)
+        return sch, sch.get_sblock
+    sch = tvm.tir.Schedule(mod)
+    return sch, sch.get_block
 
 
 @pytest.mark.parametrize("func,args", WORKLOADS)
 def test_unscheduled_blocks_match_ansor_stages_feature_for_feature(func, args):
     """Where both searches see the same program, both adapters build the same graph."""
-    task = auto_scheduler.SearchTask(func=func, args=args, target=host_target())
+    auto_scheduler = pytest.importorskip("tvm.auto_scheduler", reason="Ansor: TVM 0.19 only")
+    from tvm_gnn_cost.featurizer import StateFeaturizer
+
+    task = auto_scheduler.SearchTask(func=f"tvm_gnn_cost.{func.__name__}", args=args,
+                                     target=host_target())
     state = task.compute_dag.infer_bound_from_state(task.compute_dag.get_init_state())
     ansor = StateFeaturizer().featurize(task, [state])[0]
     blocks = featurize_prim_func(_prim_func(func, args))
@@ -32,16 +52,16 @@ def test_unscheduled_blocks_match_ansor_stages_feature_for_feature(func, args):
 
 
 def test_a_scheduled_module_shows_its_loops_annotations_and_data_flow():
-    sch = tir.Schedule(tvm.IRModule({"main": _prim_func(*WORKLOADS[1])}))
-    conv = sch.get_block("conv2d_nhwc")
+    sch, get_block = _schedule(tvm.IRModule({"main": _prim_func(*WORKLOADS[1])}))
+    conv = get_block("conv2d_nhwc")
     for name in ("pad_temp", "T_add"):  # padding into conv, bias add into relu
-        sch.compute_inline(sch.get_block(name))
+        sch.compute_inline(get_block(name))
     loops = sch.get_loops(conv)
     outer, inner = sch.split(loops[3], [None, 8])
     sch.reorder(outer, *loops[4:], inner)  # ry, rx, rc outside the vectorized lanes
     sch.parallel(sch.fuse(loops[1], loops[2]))
     sch.vectorize(inner)
-    sch.reverse_compute_at(sch.get_block("compute"), outer)
+    sch.reverse_compute_at(get_block("compute"), outer)
     g = featurize_module(sch.mod)
     col = {n: i for i, n in enumerate(feature_names())}
     assert g.num_nodes == 2 and list(zip(g.src, g.dst)) == [(0, 1)]  # conv -> relu
@@ -54,25 +74,24 @@ def test_a_scheduled_module_shows_its_loops_annotations_and_data_flow():
 
 
 def test_tune_tir_with_the_gnn_measures_learns_and_saves(tmp_path):
-    from tvm import meta_schedule as ms
-
-    from tvm_gnn_cost.adapter import GNNCostModel
     from tvm_gnn_cost.metaschedule import GNNMetaCostModel
 
-    mod = tvm.IRModule({"main": _prim_func("tvm_gnn_cost.matmul", (128, 128, 128))})
-    target = tvm.target.Target(f"{host_target()} -num-cores 2")
+    mod = tvm.IRModule({"main": _prim_func(workloads.matmul, (128, 128, 128))})
+    target = with_num_cores(host_target(), 2)
     model = GNNMetaCostModel(seed=0)
     db = ms.tune_tir(mod, target, str(tmp_path / "ms"), max_trials_global=32,
                      num_trials_per_iter=16, cost_model=model)
     secs = [float(r.run_secs[0]) for r in db.get_all_tuning_records() if r.run_secs]
     assert len(secs) == 32 and all(0 < s < 1 for s in secs)
     assert model.trainer.n_seen == 32 and model.trainer.ready
-    # A checkpoint is shared with the Ansor adapter, both ways.
     path = str(tmp_path / "gnn.pt")
     model.save(path)
-    ansor = GNNCostModel()
-    ansor.load(path)
-    ansor.save(path)
+    if not MODERN:  # a checkpoint is shared with the Ansor adapter, both ways
+        from tvm_gnn_cost.adapter import GNNCostModel
+
+        ansor = GNNCostModel()
+        ansor.load(path)
+        ansor.save(path)
     again = GNNMetaCostModel()
     again.load(path)
     graphs = [featurize_module(mod)]
@@ -102,3 +121,29 @@ def test_compare_runs_metaschedule_models_into_the_same_curves(tmp_path):
     assert (out / "curves.json").read_text() == before
     with pytest.raises(SystemExit, match="metaschedule"):
         main(argv[:8] + ["gnn-pretrained"] + argv[9:])
+
+
+def test_a_torch_network_tunes_with_the_gnn_through_relay_or_relax(tmp_path):
+    """Any torch module: its tasks (Relay on TVM 0.19, Relax on apache-tvm) become graphs, and
+    tune_tasks measures them with the GNN choosing."""
+    import math
+
+    import torch
+
+    from tvm_gnn_cost.metaschedule import GNNMetaCostModel
+    from tvm_gnn_cost.mstuning import ms_tune, ms_workload_from_torch
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 16))
+    target = with_num_cores(host_target(), 2)
+    workload = ms_workload_from_torch("mlp", net, [torch.randn(4, 64)], target)
+    assert len(workload.modules) >= 2 and all(w > 0 for w in workload.weights)
+    graphs = [featurize_module(mod) for _, mod in workload.modules]
+    assert all(g.valid for g in graphs)
+    assert any(g.features[:, feature_names().index("is_reduction")].max() == 1 for g in graphs)
+    model = GNNMetaCostModel(seed=0)
+    curve = ms_tune(workload, "gnn", 8 * len(workload.modules), str(tmp_path / "ms"), target,
+                    per_iter=8, model=model)
+    assert model.trainer.n_seen == curve.trials[-1] >= 8 * len(workload.modules) - 8
+    assert math.isfinite(curve.final) and curve.final > 0
+    assert all(b <= a for a, b in zip(curve.latency, curve.latency[1:]))

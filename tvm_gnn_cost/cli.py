@@ -133,17 +133,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _target(text: Optional[str]):
+    import json
+
     import tvm
 
     from .workloads import check_target, host_target
 
     if text is None:
         return host_target()
-    try:
-        target = tvm.target.Target(text)
+    try:  # a JSON dict is the form apache-tvm 0.27 takes; TVM 0.19 takes both
+        target = tvm.target.Target(json.loads(text) if text.lstrip().startswith("{") else text)
     except Exception as err:  # noqa: BLE001 - TVM raises TVMError/ValueError on bad strings
         raise SystemExit(f"error: invalid --target {text!r}: {str(err).splitlines()[0]}. "
-                         "Examples: 'llvm -mcpu=skylake-avx512', 'cuda'.")
+                         "Examples: 'llvm -mcpu=skylake-avx512', 'cuda', "
+                         "'{\"kind\": \"llvm\", \"mcpu\": \"skylake-avx512\"}'.")
     try:
         check_target(target)
     except ValueError as err:
@@ -201,14 +204,14 @@ def cmd_tune(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from .curves import curve_from_log, read_curves, summary_table, weights_measured, write_curves
-    from .deploy import build_and_time
-    from .networks import load_workload
-
     target = _target(args.target)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     if args.searcher == "metaschedule":
         return _compare_metaschedule(args, target, models)
+    from .curves import curve_from_log, read_curves, summary_table, weights_measured, write_curves
+    from .deploy import build_and_time
+    from .networks import load_workload
+
     unknown = sorted(set(models) - set(COMPARE_MODELS))
     if unknown or not models:
         raise SystemExit(f"error: --models takes some of {', '.join(COMPARE_MODELS)}; "
@@ -264,17 +267,15 @@ def _compare_metaschedule(args, target, models: List[str]) -> int:
     import json
     from dataclasses import asdict
 
-    import tvm
-
     from .curves import Curve, summary_table, write_curves
     from .mstuning import MS_MODELS, ms_tune, ms_workload
+    from .workloads import with_num_cores
 
     unknown = sorted(set(models) - set(MS_MODELS))
     if unknown or not models:
         raise SystemExit(f"error: with --searcher metaschedule, --models takes some of "
                          f"{', '.join(MS_MODELS)}; got {args.models!r}")
-    if "num-cores" not in str(target):  # MetaSchedule's CPU rules need it
-        target = tvm.target.Target(f"{target} -num-cores {os.cpu_count() or 1}")
+    target = with_num_cores(target)  # MetaSchedule's CPU rules need it
     workload = ms_workload(args.network, target, args.batch_size, args.input_shape)
     print(f"{args.network}: {len(workload.modules)} MetaSchedule tasks, target {target}",
           flush=True)
@@ -461,7 +462,23 @@ def main(argv: Optional[List[str]] = None) -> int:
     os.environ.setdefault("TOPHUB_LOCATION", "NONE")
     handlers = {"tune": cmd_tune, "compare": cmd_compare, "plot": cmd_plot,
                 "collect": cmd_collect, "pretrain": cmd_pretrain, "evaluate": cmd_evaluate}
+    if args.command != "plot" and getattr(args, "searcher", "ansor") == "ansor":
+        _require_ansor(args.command)
     return handlers[args.command](args)
+
+
+def _require_ansor(command: str) -> None:
+    """Exit with what to do instead when this TVM has no auto_scheduler (apache-tvm >= 0.20)."""
+    try:
+        from tvm import auto_scheduler  # noqa: F401
+    except ImportError:
+        import tvm
+
+        hint = (" Pass --searcher metaschedule to compare with MetaSchedule,"
+                if command == "compare" else "")
+        raise SystemExit(f"error: {command} runs Ansor (tvm.auto_scheduler), which TVM "
+                         f"{tvm.__version__} does not have.{hint} or use the pinned stack "
+                         "(TVM 0.19: `make setup`, .venv).")
 
 
 if __name__ == "__main__":

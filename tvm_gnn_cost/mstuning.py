@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 from .curves import Curve
-from .metaschedule import GNNMetaCostModel, ms, run_cost
+from .metaschedule import GNNMetaCostModel, derived_object, ms, run_cost
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -35,26 +35,83 @@ class MSWorkload:
 
 def ms_workload(name: str, target, batch_size: int = 1,
                 input_shape: Optional[Sequence[int]] = None) -> MSWorkload:
-    """The MetaSchedule tasks of an operator (``matmul``, ``conv2d``) or a network."""
-    import json
+    """The MetaSchedule tasks of an operator (``matmul``, ``conv2d``) or a network.
 
+    Networks come through Relay on TVM 0.19 and through Relax (from PyTorch: ``bert``) on
+    apache-tvm without Relay.
+    """
     import tvm
-    from tvm import auto_scheduler, te
+    from tvm import te
 
-    from .networks import relay_network, single_op_tasks
+    from . import workloads
+    from .networks import relay, relay_network
 
     if name in ("matmul", "conv2d"):  # the same operators and shapes as the Ansor runs
-        func, *args = json.loads(single_op_tasks(name, target, batch_size,
-                                                 input_shape)[0].workload_key)
-        tensors = auto_scheduler.workload_registry.WORKLOAD_FUNC_REGISTRY[func](*args)
+        if name == "matmul":
+            n, m, k = tuple(input_shape) if input_shape else (512, 512, 512)
+            tensors = workloads.matmul(n * batch_size, m, k)
+        else:
+            h, w, ci, co, kern = tuple(input_shape) if input_shape else (56, 56, 64, 64, 3)
+            tensors = workloads.conv2d_bias_relu(batch_size, h, w, ci, co, kern)
         return MSWorkload(name, [(name, tvm.IRModule({"main": te.create_prim_func(tensors)}))],
                           [1.0])
-    mod, params, _ = relay_network(name, batch_size, input_shape)
-    extracted = ms.relay_integration.extract_tasks(mod, target, params)
+    if relay is not None:
+        mod, params, _ = relay_network(name, batch_size, input_shape)
+        extracted = ms.relay_integration.extract_tasks(mod, target, params)
+    else:
+        extracted = ms.relax_integration.extract_tasks(
+            relax_network(name, batch_size, input_shape), target)
+    return _from_extracted(name, extracted, target)
+
+
+def ms_workload_from_torch(name: str, module, example_inputs: Sequence, target) -> MSWorkload:
+    """The MetaSchedule tasks of any ``torch.nn.Module``: through Relay on TVM 0.19, through
+    Relax on apache-tvm."""
+    from .networks import from_torch, relay
+
+    if relay is not None:
+        mod, params, _ = from_torch(module, example_inputs)
+        extracted = ms.relay_integration.extract_tasks(mod, target, params)
+    else:
+        extracted = ms.relax_integration.extract_tasks(
+            relax_from_torch(module, example_inputs), target)
+    return _from_extracted(name, extracted, target)
+
+
+def _from_extracted(name: str, extracted, target) -> MSWorkload:
     if not extracted:
         raise ValueError(f"no tunable task found in {name} for target {target}")
     return MSWorkload(name, [(t.task_name, t.dispatched[0]) for t in extracted],
                       [float(t.weight) for t in extracted])
+
+
+def relax_network(name: str, batch_size: int = 1, input_shape: Optional[Sequence[int]] = None):
+    """A network as a fused Relax module (apache-tvm without Relay): ``bert``, from PyTorch."""
+    if name != "bert":
+        raise ValueError(f"{name!r} needs Relay (relay.testing), which this TVM does not have; "
+                         "with apache-tvm, tune bert, matmul or conv2d, or a torch module "
+                         "through relax_from_torch")
+    from .networks import bert_module
+
+    seq_len = input_shape[0] if input_shape else 64
+    return relax_from_torch(*bert_module(batch_size, seq_len))
+
+
+def relax_from_torch(module, example_inputs: Sequence):
+    """Any ``torch.nn.Module`` as a Relax module with its operators legalized and fused, the
+    form ``meta_schedule.relax_integration.extract_tasks`` takes (apache-tvm)."""
+    import torch
+    import tvm
+    from tvm import relax
+    from tvm.relax.frontend.torch import from_exported_program
+
+    with torch.no_grad():
+        exported = torch.export.export(module.eval(), tuple(example_inputs))
+    mod = from_exported_program(exported, keep_params_as_input=False)
+    return tvm.ir.transform.Sequential([
+        relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
+        relax.transform.FoldConstant(), relax.transform.FuseOps(), relax.transform.FuseTIR(),
+    ])(mod)
 
 
 def make_ms_model(name: str, seed: int = 0):
@@ -67,7 +124,7 @@ def make_ms_model(name: str, seed: int = 0):
     raise ValueError(f"unknown MetaSchedule model {name!r}; use one of {', '.join(MS_MODELS)}")
 
 
-@ms.utils.derived_object
+@derived_object
 class _CurveCallback(ms.measure_callback.PyMeasureCallback):
     """Adds a curve point after every measured batch."""
 
@@ -91,14 +148,12 @@ class _CurveCallback(ms.measure_callback.PyMeasureCallback):
 def ms_tune(workload: MSWorkload, model_name: str, trials: int, work_dir: str, target,
             seed: int = 0, per_iter: int = 16, model=None) -> Curve:
     """Tune ``workload`` with MetaSchedule and the named cost model; returns its curve."""
-    from tvm.meta_schedule.logging import get_loggers_from_work_dir
-    from tvm.meta_schedule.utils import fork_seed
-
+    get_loggers_from_work_dir, fork_seed = ms.logging.get_loggers_from_work_dir, ms.utils.fork_seed
     os.makedirs(work_dir, exist_ok=True)
-    # TVM 0.19's get_loggers_from_work_dir lists the names of the handlers already on its
+    # MetaSchedule's get_loggers_from_work_dir lists the names of the handlers already on its
     # logger and crashes on one without a name (a test harness's, a user's); its dictConfig
     # replaces that logger's handlers anyway.
-    ms_logger = logging.getLogger("tvm.meta_schedule")
+    ms_logger = logging.getLogger(ms.__name__)  # tvm.meta_schedule, tvm.s_tir.meta_schedule
     for handler in [h for h in ms_logger.handlers if h.get_name() is None]:
         ms_logger.removeHandler(handler)
     names = [n for n, _ in workload.modules]
@@ -120,4 +175,5 @@ def ms_tune(workload: MSWorkload, model_name: str, trials: int, work_dir: str, t
     return curve
 
 
-__all__ = ["MS_MODELS", "MSWorkload", "make_ms_model", "ms_tune", "ms_workload"]
+__all__ = ["MS_MODELS", "MSWorkload", "make_ms_model", "ms_tune", "ms_workload",
+           "ms_workload_from_torch", "relax_from_torch", "relax_network"]

@@ -7,7 +7,11 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import tvm
-from tvm import auto_scheduler, relay
+
+try:
+    from tvm import auto_scheduler, relay
+except ImportError:  # apache-tvm >= 0.20: no Relay, no Ansor (MetaSchedule imports through Relax)
+    auto_scheduler = relay = None
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -108,9 +112,9 @@ def from_torch(module, example_inputs: Sequence, input_names: Optional[Sequence[
     return _to_nhwc(mod), params, inputs
 
 
-def bert_encoder(batch_size: int = 1, seq_len: int = 64, d_model: int = 256, heads: int = 4,
-                 layers: int = 2):
-    """A small BERT-style encoder (``torch.nn.TransformerEncoder``) as a relay module."""
+def bert_module(batch_size: int = 1, seq_len: int = 64, d_model: int = 256, heads: int = 4,
+                layers: int = 2):
+    """A small BERT-style encoder (``torch.nn.TransformerEncoder``) and an example input."""
     import torch
 
     torch.manual_seed(0)
@@ -118,8 +122,14 @@ def bert_encoder(batch_size: int = 1, seq_len: int = 64, d_model: int = 256, hea
     layer = torch.nn.TransformerEncoderLayer(d_model, heads, dim_feedforward=4 * d_model,
                                              batch_first=True, dropout=0.0)
     model = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
-    x = torch.randn(batch_size, seq_len, d_model)
-    return from_torch(model, [x], ["data"])
+    return model, [torch.randn(batch_size, seq_len, d_model)]
+
+
+def bert_encoder(batch_size: int = 1, seq_len: int = 64, d_model: int = 256, heads: int = 4,
+                 layers: int = 2):
+    """The BERT-style encoder of :func:`bert_module` as a relay module."""
+    model, inputs = bert_module(batch_size, seq_len, d_model, heads, layers)
+    return from_torch(model, inputs, ["data"])
 
 
 def single_op_tasks(name: str, target, batch_size: int = 1,

@@ -1,16 +1,28 @@
-"""Small built-in workloads, registered with Ansor so their logs can be read back."""
+"""Small built-in workloads (TE), registered with Ansor so their logs can be read back, and the
+host target. Imports on apache-tvm without Ansor too (MetaSchedule builds the same operators)."""
 from __future__ import annotations
 
 import logging
+import os
 from typing import List
 
 import tvm
-from tvm import auto_scheduler, te, topi
+from tvm import te, topi
+
+try:
+    from tvm import auto_scheduler
+except ImportError:  # apache-tvm >= 0.20 has no Ansor
+    auto_scheduler = None
 
 logger = logging.getLogger("tvm_gnn_cost")
 
 
-@auto_scheduler.register_workload("tvm_gnn_cost.matmul")
+def _ansor_workload(name: str):
+    """Register a TE function with Ansor under ``name``, where Ansor exists."""
+    return auto_scheduler.register_workload(name) if auto_scheduler else (lambda func: func)
+
+
+@_ansor_workload("tvm_gnn_cost.matmul")
 def matmul(n: int, m: int, k: int, dtype: str = "float32"):
     """``C[i, j] = sum_k A[i, k] * B[k, j]``."""
     a = te.placeholder((n, k), name="A", dtype=dtype)
@@ -20,7 +32,7 @@ def matmul(n: int, m: int, k: int, dtype: str = "float32"):
     return [a, b, c]
 
 
-@auto_scheduler.register_workload("tvm_gnn_cost.conv2d_bias_relu")
+@_ansor_workload("tvm_gnn_cost.conv2d_bias_relu")
 def conv2d_bias_relu(n: int, h: int, w: int, ci: int, co: int, kernel: int, stride: int = 1,
                      pad: int = 1, dtype: str = "float32"):
     """NHWC conv2d, bias add and ReLU: the fused operator of a ResNet block."""
@@ -34,7 +46,17 @@ def conv2d_bias_relu(n: int, h: int, w: int, ci: int, co: int, kernel: int, stri
 
 def host_target() -> tvm.target.Target:
     """LLVM for this machine's CPU, with its ``-mcpu`` (plain ``llvm`` is generic x86-64)."""
-    return tvm.target.Target("llvm -mcpu=" + tvm.target.codegen.llvm_get_system_cpu())
+    # The dict form: apache-tvm 0.27 no longer parses "llvm -mcpu=..." (same target on 0.19).
+    return tvm.target.Target({"kind": "llvm", "mcpu": tvm.target.codegen.llvm_get_system_cpu()})
+
+
+def with_num_cores(target, num_cores: int = 0) -> tvm.target.Target:
+    """``target`` with ``num-cores`` set (MetaSchedule's CPU rules need it); this machine's
+    core count unless given."""
+    target = tvm.target.Target(target)
+    if "num-cores" in target.attrs:
+        return target
+    return tvm.target.Target({**dict(target.export()), "num-cores": num_cores or os.cpu_count() or 1})
 
 
 def check_target(target) -> None:
@@ -57,7 +79,7 @@ def check_target(target) -> None:
                        tvm.target.codegen.llvm_get_system_cpu())
 
 
-def demo_tasks(target=None) -> List[auto_scheduler.SearchTask]:
+def demo_tasks(target=None) -> List["auto_scheduler.SearchTask"]:
     """The demo's workload set: a 256^3 matmul and a ResNet-style conv2d+bias+relu."""
     target = target or host_target()
     return [
