@@ -147,3 +147,15 @@ def test_a_torch_network_tunes_with_the_gnn_through_relay_or_relax(tmp_path):
     assert model.trainer.n_seen == curve.trials[-1] >= 8 * len(workload.modules) - 8
     assert math.isfinite(curve.final) and curve.final > 0
     assert all(b <= a for a, b in zip(curve.latency, curve.latency[1:]))
+
+
+@pytest.mark.skipif(not MODERN, reason="apache-tvm only: TVM 0.19 has Ansor")
+def test_without_ansor_the_ansor_commands_say_what_to_do_instead(tmp_path):
+    from tvm_gnn_cost.cli import main
+
+    with pytest.raises(SystemExit, match="--searcher metaschedule"):
+        main(["compare", "--network", "matmul", "--models", "gnn,xgb", "--trials", "8",
+              "--out", str(tmp_path)])
+    with pytest.raises(SystemExit, match="pinned stack"):
+        main(["tune", "--network", "matmul", "--model", "gnn", "--trials", "8",
+              "--log", str(tmp_path / "l.json")])

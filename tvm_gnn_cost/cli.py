@@ -474,11 +474,11 @@ def _require_ansor(command: str) -> None:
     except ImportError:
         import tvm
 
-        hint = (" Pass --searcher metaschedule to compare with MetaSchedule,"
-                if command == "compare" else "")
+        what = ("Pass --searcher metaschedule to compare with MetaSchedule, or run it"
+                if command == "compare" else "Run it")
         raise SystemExit(f"error: {command} runs Ansor (tvm.auto_scheduler), which TVM "
-                         f"{tvm.__version__} does not have.{hint} or use the pinned stack "
-                         "(TVM 0.19: `make setup`, .venv).")
+                         f"{tvm.__version__} does not have. {what} with the pinned stack "
+                         "(TVM 0.19: `make setup`, then .venv/bin/tvm-gnn-cost).")
 
 
 if __name__ == "__main__":
