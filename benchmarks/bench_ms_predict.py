@@ -5,7 +5,8 @@ on them (XGBoost past its 100-record warm-up, so that it extracts features and p
 times ``predict`` on all of them. The GNN is timed cold (its graph cache cleared before every
 call: every candidate featurized) and warm (the evolutionary search scores survivors again).
 
-    .venv/bin/python benchmarks/bench_ms_predict.py --trials 160
+    .venv/bin/python benchmarks/bench_ms_predict.py --trials 160          # TVM 0.19
+    .venv-modern/bin/python benchmarks/bench_ms_predict.py --trials 160   # apache-tvm 0.27
 """
 from __future__ import annotations
 
@@ -21,11 +22,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 os.environ.setdefault("TOPHUB_LOCATION", "NONE")
 
 import tvm  # noqa: E402
-from tvm import meta_schedule as ms  # noqa: E402
 
-from tvm_gnn_cost.metaschedule import GNNMetaCostModel  # noqa: E402
+from tvm_gnn_cost.metaschedule import GNNMetaCostModel, ms  # noqa: E402
 from tvm_gnn_cost.mstuning import make_ms_model, ms_workload  # noqa: E402
-from tvm_gnn_cost.workloads import host_target  # noqa: E402
+from tvm_gnn_cost.tircompat import Schedule  # noqa: E402
+from tvm_gnn_cost.workloads import host_target, with_num_cores  # noqa: E402
 
 
 def candidates(work_dir: str, target, trials: int):
@@ -38,7 +39,7 @@ def candidates(work_dir: str, target, trials: int):
                          search_strategy="evolutionary", num_threads=os.cpu_count() or 1)
     cands, results = [], []
     for rec in db.get_all_tuning_records():
-        sch = tvm.tir.Schedule(rec.workload.mod)
+        sch = Schedule(rec.workload.mod)
         rec.trace.apply_to_schedule(sch, remove_postproc=False)
         cands.append(ms.MeasureCandidate(sch, rec.args_info))
         results.append(ms.runner.RunnerResult(rec.run_secs, None))
@@ -50,10 +51,11 @@ def main() -> None:
     ap.add_argument("--trials", type=int, default=160)
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
-    target = tvm.target.Target(f"{host_target()} -num-cores {os.cpu_count() or 1}")
+    target = with_num_cores(host_target())
     with tempfile.TemporaryDirectory() as wd:
         ctx, cands, results = candidates(wd, target, args.trials)
-    print(f"{len(cands)} distinct measured conv2d candidates, scored in one call")
+    print(f"TVM {tvm.__version__}: {len(cands)} distinct measured conv2d candidates, scored in "
+          "one call")
 
     def rate(model, cold: bool) -> float:
         best = np.inf

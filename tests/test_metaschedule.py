@@ -11,7 +11,7 @@ from tvm import te  # noqa: E402
 from tvm_gnn_cost import workloads  # noqa: E402
 from tvm_gnn_cost.featurizer import feature_names  # noqa: E402
 from tvm_gnn_cost.metaschedule import ms  # noqa: E402
-from tvm_gnn_cost.tircompat import MODERN  # noqa: E402
+from tvm_gnn_cost.tircompat import MODERN, Schedule  # noqa: E402
 from tvm_gnn_cost.tirgraph import featurize_module, featurize_prim_func  # noqa: E402
 from tvm_gnn_cost.workloads import host_target, with_num_cores  # noqa: E402
 
@@ -25,13 +25,8 @@ def _prim_func(func, args):
 
 def _schedule(mod):
     """A TIR schedule of ``mod`` and its get-block method (``get_sblock`` on apache-tvm)."""
-    if MODERN:
-        from tvm.s_tir import Schedule
-
-        sch = Schedule(mod)
-        return sch, sch.get_sblock
-    sch = tvm.tir.Schedule(mod)
-    return sch, sch.get_block
+    sch = Schedule(mod)
+    return sch, (sch.get_sblock if MODERN else sch.get_block)
 
 
 @pytest.mark.parametrize("func,args", WORKLOADS)

@@ -18,6 +18,7 @@ try:  # apache-tvm >= 0.25
     from tvm.ir.expr import TensorLoad as BufferLoad
     from tvm.s_tir import SBlock as Block
     from tvm.s_tir import SBlockRealize as BlockRealize
+    from tvm.s_tir import Schedule
 
     MODERN = True
 except ImportError:  # TVM 0.19
@@ -25,6 +26,7 @@ except ImportError:  # TVM 0.19
     from tvm.ir import structural_hash
 
     Call, BufferLoad, Block, BlockRealize = tir.Call, tir.BufferLoad, tir.Block, tir.BlockRealize
+    Schedule = tir.Schedule
     MODERN = False
 
 #: Loads of TE tensors (``te.compute`` bodies, read by the Ansor featurizer); () where absent.
@@ -86,5 +88,5 @@ def _python_post_order_visit(node, fvisit: Callable[[object], None]) -> None:
 
 post_order_visit = _python_post_order_visit if MODERN else tir.stmt_functor.post_order_visit
 
-__all__ = ["MODERN", "tir", "Block", "BlockRealize", "BufferLoad", "Call", "ProducerLoad",
+__all__ = ["MODERN", "tir", "Block", "BlockRealize", "BufferLoad", "Call", "ProducerLoad", "Schedule",
            "IF_THEN_ELSE", "expr_dtype", "load_buffer", "region_buffer", "post_order_visit", "structural_hash"]
