@@ -20,4 +20,4 @@ run() {  # workload, trials, extra args
 }
 run matmul 160
 run conv2d 160
-run dcgan 256
+run dcgan 192

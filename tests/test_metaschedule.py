@@ -46,6 +46,18 @@ def test_unscheduled_blocks_match_ansor_stages_feature_for_feature(func, args):
     np.testing.assert_allclose(blocks.features, ansor.features, atol=1e-5)
 
 
+@pytest.mark.parametrize("func,args", WORKLOADS)
+def test_block_graphs_are_the_same_on_every_tvm(func, args):
+    """The graph a program gets on this TVM is the one TVM 0.19 gave it (saved by running
+    tirgraph on 0.19; there, that graph equals the Ansor featurizer's, tested above)."""
+    import os
+
+    saved = np.load(os.path.join(os.path.dirname(__file__), "data", "tir_graphs_tvm019.npz"))
+    g = featurize_prim_func(_prim_func(func, args))
+    np.testing.assert_array_equal(np.stack([g.src, g.dst]), saved[f"{func.__name__}_edges"])
+    np.testing.assert_allclose(g.features, saved[f"{func.__name__}_features"], atol=1e-5)
+
+
 def test_a_scheduled_module_shows_its_loops_annotations_and_data_flow():
     sch, get_block = _schedule(tvm.IRModule({"main": _prim_func(*WORKLOADS[1])}))
     conv = get_block("conv2d_nhwc")
