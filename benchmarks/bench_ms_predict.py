@@ -69,6 +69,9 @@ def main() -> None:
         return len(cands) / best
 
     xgb = make_ms_model("xgb")
+    if len(cands) < xgb.num_warmup_samples:  # it would not extract features at all
+        raise SystemExit(f"only {len(cands)} distinct candidates: MetaSchedule's XGBoost scores "
+                         f"at random below {xgb.num_warmup_samples}; raise --trials")
     xgb.update(ctx, cands, results)
     gnn = GNNMetaCostModel(seed=0)
     gnn.update(ctx, cands, results)
