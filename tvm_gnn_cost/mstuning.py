@@ -44,15 +44,11 @@ def ms_workload(name: str, target, batch_size: int = 1,
     from tvm import te
 
     from . import workloads
-    from .networks import relay, relay_network
+    from .networks import relay, relay_network, single_op
 
     if name in ("matmul", "conv2d"):  # the same operators and shapes as the Ansor runs
-        if name == "matmul":
-            n, m, k = tuple(input_shape) if input_shape else (512, 512, 512)
-            tensors = workloads.matmul(n * batch_size, m, k)
-        else:
-            h, w, ci, co, kern = tuple(input_shape) if input_shape else (56, 56, 64, 64, 3)
-            tensors = workloads.conv2d_bias_relu(batch_size, h, w, ci, co, kern)
+        func, args = single_op(name, batch_size, input_shape)
+        tensors = getattr(workloads, func)(*args)
         return MSWorkload(name, [(name, tvm.IRModule({"main": te.create_prim_func(tensors)}))],
                           [1.0])
     if relay is not None:

@@ -132,21 +132,27 @@ def bert_encoder(batch_size: int = 1, seq_len: int = 64, d_model: int = 256, hea
     return from_torch(model, inputs, ["data"])
 
 
-def single_op_tasks(name: str, target, batch_size: int = 1,
-                    input_shape: Optional[Sequence[int]] = None) -> List[auto_scheduler.SearchTask]:
-    """One task: ``matmul`` (shape n, m, k; default 512^3) or ``conv2d`` (H, W, C_in, C_out,
+def single_op(name: str, batch_size: int = 1,
+              input_shape: Optional[Sequence[int]] = None) -> Tuple[str, tuple]:
+    """The built-in workload (name registered in :mod:`.workloads`) and arguments of an
+    operator: ``matmul`` (shape n, m, k; default 512^3) or ``conv2d`` (H, W, C_in, C_out,
     kernel; default 56, 56, 64, 64, 3 with bias and ReLU)."""
-    from . import workloads  # noqa: F401 - registers the workloads
-
     if name == "matmul":
         n, m, k = tuple(input_shape) if input_shape else (512, 512, 512)
-        return [auto_scheduler.SearchTask(func="tvm_gnn_cost.matmul", args=(n * batch_size, m, k),
-                                          target=target)]
+        return "matmul", (n * batch_size, m, k)
     if name == "conv2d":
         h, w, ci, co, kern = tuple(input_shape) if input_shape else (56, 56, 64, 64, 3)
-        return [auto_scheduler.SearchTask(func="tvm_gnn_cost.conv2d_bias_relu",
-                                          args=(batch_size, h, w, ci, co, kern), target=target)]
+        return "conv2d_bias_relu", (batch_size, h, w, ci, co, kern)
     raise ValueError(f"{name!r} is not a single operator; use matmul or conv2d")
+
+
+def single_op_tasks(name: str, target, batch_size: int = 1,
+                    input_shape: Optional[Sequence[int]] = None) -> List[auto_scheduler.SearchTask]:
+    """The Ansor task of an operator, as :func:`single_op` describes it."""
+    from . import workloads  # noqa: F401 - registers the workloads
+
+    func, args = single_op(name, batch_size, input_shape)
+    return [auto_scheduler.SearchTask(func=f"tvm_gnn_cost.{func}", args=args, target=target)]
 
 
 def load_workload(name: str, target, batch_size: int = 1,

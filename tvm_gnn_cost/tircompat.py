@@ -88,5 +88,6 @@ def _python_post_order_visit(node, fvisit: Callable[[object], None]) -> None:
 
 post_order_visit = _python_post_order_visit if MODERN else tir.stmt_functor.post_order_visit
 
-__all__ = ["MODERN", "tir", "Block", "BlockRealize", "BufferLoad", "Call", "ProducerLoad", "Schedule",
-           "IF_THEN_ELSE", "expr_dtype", "load_buffer", "region_buffer", "post_order_visit", "structural_hash"]
+__all__ = ["MODERN", "tir", "Block", "BlockRealize", "BufferLoad", "Call", "ProducerLoad",
+           "Schedule", "IF_THEN_ELSE", "expr_dtype", "load_buffer", "region_buffer",
+           "post_order_visit", "structural_hash"]

@@ -56,7 +56,8 @@ def with_num_cores(target, num_cores: int = 0) -> tvm.target.Target:
     target = tvm.target.Target(target)
     if "num-cores" in target.attrs:
         return target
-    return tvm.target.Target({**dict(target.export()), "num-cores": num_cores or os.cpu_count() or 1})
+    cores = num_cores or os.cpu_count() or 1
+    return tvm.target.Target({**dict(target.export()), "num-cores": cores})
 
 
 def check_target(target) -> None:
