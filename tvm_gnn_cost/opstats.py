@@ -106,7 +106,7 @@ def _var_names(expr) -> FrozenSet[str]:
     return frozenset(names)
 
 
-def _prod(values, analyzer=None) -> int:
+def extent_product(values, analyzer=None) -> int:
     """Product of extents; a symbolic extent counts as its largest value (1 if unbounded)."""
     out = 1
     for v in values:
@@ -150,8 +150,8 @@ def summarize_op(op: te.Operation) -> Optional[OpSummary]:
         counts=counts,
         spatial=tuple(n for iv in op.axis for n in base_names(iv.var.name)),
         reduce=frozenset(n for iv in op.reduce_axis for n in base_names(iv.var.name)),
-        reduce_size=_prod((iv.dom.extent for iv in op.reduce_axis), analyzer),
-        out_elems=_prod(out.shape),
+        reduce_size=extent_product((iv.dom.extent for iv in op.reduce_axis), analyzer),
+        out_elems=extent_product(out.shape),
         dtype_bits=int(tvm_dtype_bits(out.dtype)),
         reads=reads,
     )

@@ -23,7 +23,8 @@ from .config import FeaturizerConfig
 from .featurizer import StageStructure, feature_names, log_feature, schedule_features
 from .graph import ProgramGraph
 from .looptree import ANNOTATIONS, Loop, LoopTree, Statement
-from .opstats import CATEGORY_INDEX, OP_CATEGORIES, op_category, tvm_dtype_bits
+from .opstats import (CATEGORY_INDEX, OP_CATEGORIES, extent_product, op_category,
+                      tvm_dtype_bits)
 from .tircompat import (Block, BlockRealize, BufferLoad, load_buffer, post_order_visit,
                         region_buffer, tir)
 
@@ -61,13 +62,6 @@ def _unroll(annotations, current: int) -> int:
     if not len(annotations):  # most loops have none: one FFI call instead of three
         return current
     return max([_int(annotations[k], 0) for k in _UNROLL_KEYS if k in annotations] + [current])
-
-
-def _prod(values) -> int:
-    out = 1
-    for v in values:
-        out *= max(1, _int(v))
-    return out
 
 
 def _vars(expr, loop_of: Dict[object, str]) -> frozenset:
@@ -190,10 +184,11 @@ class _Walker:
         if stores:
             out = stores[-1]
             node.spatial_last = set(names_of(out.indices[-1])) if len(out.indices) else set()
-            node.out_elems = _prod(out.buffer.shape)
+            node.out_elems = extent_product(out.buffer.shape)
             node.dtype_bits = tvm_dtype_bits(str(out.buffer.dtype))
             node.scope = str(out.buffer.scope())
-        node.reduce_size = _prod(iv.dom.extent for iv in block.iter_vars if int(iv.iter_type) == 2)
+        node.reduce_size = extent_product(
+            iv.dom.extent for iv in block.iter_vars if int(iv.iter_type) == 2)
         self.tree.statements.append(Statement(node.name, node.loops, unroll))
         self.blocks.append(node)
 
@@ -219,13 +214,14 @@ def featurize_prim_func(func: tir.PrimFunc, max_loops: int = 8) -> ProgramGraph:
     for i, b in enumerate(blocks):
         for buf in b.writes:
             writer.setdefault(buf, []).append(i)
-    src, dst = [], []
+    edges: Dict[tuple, None] = {}  # (producer, consumer), first-seen order
     for j, b in enumerate(blocks):
         for buf in b.reads:
             for i in writer.get(buf, []):
-                if i != j and (i, j) not in zip(src, dst):
-                    src.append(i)
-                    dst.append(j)
+                if i != j:
+                    edges[(i, j)] = None
+    src = [i for i, _ in edges]
+    dst = [j for _, j in edges]
     struct = StageStructure(
         static=np.array([_static(b, len(b.reads)) for b in blocks], dtype=np.float32),
         src=np.array(src, dtype=np.int64),
