@@ -226,31 +226,34 @@ def _train(net, optimizer, job: _Job, rank: int, world: int) -> dict:
 
 
 def _spawn(net, job: _Job, nproc: int) -> dict:
+    import torch.multiprocessing as mp
+
+    try:
+        return _spawn_once(net, job, nproc)
+    except mp.ProcessExitedException as err:
+        # A worker killed by a signal (seen once: SIGABRT, "terminate called without an
+        # active exception", 2 s after start) has nothing to resume from; the job is
+        # deterministic, so run it once more from the start.
+        if not err.signal_name:
+            raise
+        logger.warning("a pretraining process died (%s); starting the %d processes again",
+                       err, nproc)
+        return _spawn_once(net, job, nproc)
+
+
+def _spawn_once(net, job: _Job, nproc: int) -> dict:
     import socket
     import tempfile
 
     import torch.multiprocessing as mp
 
-    for attempt in (1, 2):
-        with socket.socket() as s:  # a free port for the process group
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        with tempfile.TemporaryDirectory(prefix="gnn-ddp-") as tmp:
-            out = os.path.join(tmp, "result.pt")
-            try:
-                mp.spawn(_ddp_worker, args=(nproc, port, net, job, out), nprocs=nproc,
-                         join=True)
-            except mp.ProcessExitedException as err:
-                # A worker killed by a signal (seen once: SIGABRT, "terminate called without
-                # an active exception", 2 s after start) has nothing to resume from; the job
-                # is deterministic, so run it once more from the start.
-                if attempt == 2 or not err.signal_name:
-                    raise
-                logger.warning("a pretraining process died (%s); starting the %d processes "
-                               "again", err, nproc)
-                continue
-            return torch.load(out, weights_only=False)
-    raise AssertionError("unreachable")
+    with socket.socket() as s:  # a free port for the process group
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with tempfile.TemporaryDirectory(prefix="gnn-ddp-") as tmp:
+        out = os.path.join(tmp, "result.pt")
+        mp.spawn(_ddp_worker, args=(nproc, port, net, job, out), nprocs=nproc, join=True)
+        return torch.load(out, weights_only=False)
 
 
 def _ddp_worker(rank: int, world: int, port: int, net, job: _Job, out: str) -> None:
