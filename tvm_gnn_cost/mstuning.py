@@ -82,15 +82,17 @@ def _from_extracted(name: str, extracted, target) -> MSWorkload:
 
 
 def relax_network(name: str, batch_size: int = 1, input_shape: Optional[Sequence[int]] = None):
-    """A network as a fused Relax module (apache-tvm without Relay): ``bert``, from PyTorch."""
-    if name != "bert":
+    """A network as a fused Relax module (apache-tvm without Relay): the BERT-style encoders
+    (``bert``, ``bert-tiny``, ``bert-medium``), from PyTorch."""
+    from .networks import BERT_SIZES, bert_module
+
+    if name not in BERT_SIZES:
         raise ValueError(f"{name!r} needs Relay (relay.testing), which this TVM does not have; "
                          "with apache-tvm, tune bert, matmul or conv2d, or a torch module "
                          "through relax_from_torch")
-    from .networks import bert_module
-
     seq_len = input_shape[0] if input_shape else 64
-    return relax_from_torch(*bert_module(batch_size, seq_len))
+    d_model, heads = BERT_SIZES[name]
+    return relax_from_torch(*bert_module(batch_size, seq_len, d_model, heads))
 
 
 def relax_from_torch(module, example_inputs: Sequence):
