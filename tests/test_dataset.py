@@ -7,7 +7,7 @@ import sys
 from tvm import auto_scheduler, te
 
 from tvm_gnn_cost.cli import main
-from tvm_gnn_cost.dataset import collect, tasks_path
+from tvm_gnn_cost.dataset import collect, read_task_file, tasks_path
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -30,7 +30,8 @@ def test_collect_continues_and_a_fresh_process_reads_it_back(tmp_path, target):
     assert collect([task], 4, log) == 4
     first = _lines(log)
     assert collect([task], 4, log) == 4 and _lines(log) == first  # nothing new to measure
-    assert collect([task], 6, log) == 6
+    assert collect([task], 6, log, weights=[3]) == 6
+    assert read_task_file(tasks_path(log))[1] == [3]  # its weight in the network, for top-k
     lines = _lines(log)
     assert lines[:4] == first and len(lines) == 6
     assert len({json.dumps(json.loads(x)["i"]) for x in lines}) == 6  # none measured twice

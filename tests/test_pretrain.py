@@ -1,5 +1,6 @@
 """Pretraining on a log, a checkpoint that predicts from the first round, and evaluation."""
 import numpy as np
+import pytest
 
 from tvm_gnn_cost.adapter import GNNCostModel
 from tvm_gnn_cost.cli import main
@@ -13,6 +14,16 @@ def test_split_keeps_whole_tasks_apart():
     assert not {tasks[i] for i in train} & {tasks[i] for i in val}
     assert len({tasks[i] for i in val}) == 2
     assert split_tasks(["a", "a"], 0.5, 0)[1] == []  # one task: nothing to hold out
+
+
+def test_evaluation_weighs_tasks_by_their_weight_in_the_network():
+    from tvm_gnn_cost.evaluate import Scored, metrics
+
+    # a: best 1.0, the model picks 2.0 first; b: best 4.0, picked first (test_model's case)
+    a = Scored("a", np.array([0.9, 0.8, 0.1]), np.array([2.0, 1.0, 3.0]), weight=3)
+    b = Scored("b", np.array([0.5, 0.7, 0.6]), np.array([8.0, 4.0, float("inf")]))
+    assert metrics([a, b])["top1"] == pytest.approx((3 * 1 + 4) / (3 * 2 + 4))
+    assert metrics([a, b])["top5"] == 1.0
 
 
 def test_pretrained_checkpoint_predicts_from_the_first_round(measured_conv, conv_task, tmp_path):
@@ -43,9 +54,12 @@ def test_pretrain_and_evaluate_commands(measured_conv, tmp_path, capsys):
     log = measured_conv[0]
     ckpt = str(tmp_path / "gnn.pt")
     assert main(["pretrain", log, "--out", ckpt, "--epochs", "20", "--val-fraction", "0"]) == 0
-    assert "best epoch" in capsys.readouterr().out
+    assert "(none held out for validation) for 20 epochs" in capsys.readouterr().out
     out_md = str(tmp_path / "eval.md")
-    assert main(["evaluate", "--model", ckpt, "--train", log, "--out", out_md, log]) == 0
+    with pytest.raises(SystemExit, match="--include-seen"):  # its only task is a training task
+        main(["evaluate", "--model", ckpt, log, "--train", log])
+    assert main(["evaluate", "--model", ckpt, "--train", log, "--include-seen", "--out", out_md,
+                 log]) == 0
     rows = {r.split("|")[1].strip(): r for r in open(out_md).read().splitlines()
             if r.startswith("| **")}
     assert set(rows) == {"**gnn**", "**xgb**"}
@@ -125,5 +139,6 @@ def test_the_shipped_checkpoint_ranks_a_held_out_network():
     groups = load_groups(glob.glob(os.path.join(root, "heldout", "bert.json.gz")),
                          model.rebuilder)
     assert len(groups) == 9 and sum(len(g.costs) for g in groups) == 216
+    assert sum("batch_matmul" in g.name for g in groups) == 5  # names from the task file
     m = metrics(score(groups, gnn_scorer(model)))
     assert m["pairwise"] > 0.6, m

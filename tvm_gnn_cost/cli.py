@@ -122,7 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--model", required=True, help="GNN checkpoint")
     ev.add_argument("--baseline", choices=["xgb", "none"], default="xgb")
     ev.add_argument("--train", nargs="*", default=[],
-                    help="logs to train the XGBoost baseline on (the GNN's training logs)")
+                    help="the GNN's training logs: XGBoost is trained on them, and held-out "
+                         "tasks that they hold too are left out")
+    ev.add_argument("--include-seen", action="store_true",
+                    help="keep the tasks that the training logs hold too (a fit check, not "
+                         "held-out accuracy)")
     ev.add_argument("--out", default=None, help="also write the table to this markdown file")
     ev.add_argument("-v", "--verbose", action="store_true")
 
@@ -310,7 +314,7 @@ def cmd_collect(args) -> int:
     workload = load_workload(args.network, target, args.batch_size, args.input_shape)
     print(f"{args.network}: {len(workload.tasks)} tasks, target {target}", flush=True)
     total = collect(workload.tasks, args.programs_per_task, args.out, seed=args.seed,
-                    progress=True, runner=_runner(args))
+                    progress=True, runner=_runner(args), weights=workload.weights)
     if args.search_trials:
         tune(workload.tasks, make_model("gnn", args.seed), args.search_trials, args.out,
              weights=workload.weights, seed=args.seed, search_params=_search_params(args),
@@ -340,9 +344,13 @@ def cmd_pretrain(args) -> int:
     model.save(args.out)
     print(f"{result.records} records in {result.shards} shards, at most "
           f"{result.max_in_memory} in memory at once")
-    print(f"pretrained on {result.train_tasks} tasks ({result.val_tasks} held out for "
-          f"validation): best epoch {result.best_epoch} of {result.epochs}, validation pairwise "
-          f"accuracy {result.best_val_accuracy:.3f}; saved {args.out}")
+    if result.val_tasks:
+        print(f"pretrained on {result.train_tasks} tasks ({result.val_tasks} held out for "
+              f"validation): best epoch {result.best_epoch} of {result.epochs}, validation "
+              f"pairwise accuracy {result.best_val_accuracy:.3f}; saved {args.out}")
+    else:
+        print(f"pretrained on {result.train_tasks} tasks (none held out for validation) for "
+              f"{result.epochs} epochs; saved {args.out}")
     return 0
 
 
@@ -351,26 +359,30 @@ def cmd_evaluate(args) -> int:
 
     from .adapter import GNNCostModel
     from .dataset import register_logs
-    from .evaluate import gnn_scorer, load_groups, score, table, xgb_scorer
+    from .evaluate import drop_seen, gnn_scorer, load_groups, score, table, xgb_scorer
+    from .featurizer import task_key
     from .logfile import read_log
 
+    if args.baseline == "xgb" and not args.train:
+        raise SystemExit("error: --baseline xgb needs --train LOGS (the GNN's training logs)")
     model = GNNCostModel()
     model.load(args.model)
+    register_logs(args.train)
+    train_inputs, train_results = [], []
+    for log in args.train:
+        i, r, _ = read_log(log)
+        train_inputs += i
+        train_results += r
     groups = load_groups(args.logs, model.rebuilder)
+    if not args.include_seen:
+        groups = drop_seen(groups, {task_key(i.task) for i in train_inputs})
     if not groups:
-        raise SystemExit(f"error: no usable record in {args.logs}")
+        raise SystemExit(f"error: no usable record of a task outside the training logs in "
+                         f"{args.logs}; --include-seen evaluates on training tasks too")
     results = {"gnn": score(groups, gnn_scorer(model))}
     if args.baseline == "xgb":
-        if not args.train:
-            raise SystemExit("error: --baseline xgb needs --train LOGS (the GNN's training logs)")
-        register_logs(args.train)
         xgb = auto_scheduler.XGBModel(seed=0, num_warmup_sample=1)  # train on whatever is given
-        inputs, res = [], []
-        for log in args.train:
-            i, r, _ = read_log(log)
-            inputs += i
-            res += r
-        xgb.update(inputs, res)
+        xgb.update(train_inputs, train_results)
         results["xgb"] = score(groups, xgb_scorer(xgb))
     text = table(results)
     print(text)

@@ -16,7 +16,7 @@ import logging
 import os
 import pickle
 import tempfile
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from tvm import auto_scheduler
 
@@ -33,47 +33,70 @@ def tasks_path(log: str) -> str:
     return root + ".tasks.pkl"
 
 
-def save_tasks(tasks: Sequence[auto_scheduler.SearchTask], path: str) -> None:
-    """Add ``tasks`` to the task file ``path`` (atomic; tasks already there are kept)."""
-    known: Dict[str, auto_scheduler.SearchTask] = {}
+def save_tasks(tasks: Sequence[auto_scheduler.SearchTask], path: str,
+               weights: Optional[Sequence[int]] = None) -> None:
+    """Add ``tasks`` (with their ``weights`` in the network, default 1) to the task file
+    ``path`` (atomic; tasks already there are kept, their weights updated when given).
+
+    The file is TenSet's: a pickle of ``(tasks, weights)``.
+    """
+    known: Dict[str, Tuple[auto_scheduler.SearchTask, int]] = {}
     if os.path.exists(path):
-        known = {task_key(t): t for t in load_tasks(path)}
-    for t in tasks:
-        known.setdefault(task_key(t), t)
+        known = {task_key(t): (t, w) for t, w in zip(*read_task_file(path))}
+    for t, w in zip(tasks, weights if weights is not None else [None] * len(tasks)):
+        old = known.get(task_key(t))
+        known[task_key(t)] = (old[0] if old else t,
+                              int(w) if w is not None else (old[1] if old else 1))
     fd, tmp = tempfile.mkstemp(prefix=".tasks-", dir=os.path.dirname(os.path.abspath(path)))
     with os.fdopen(fd, "wb") as f:
-        pickle.dump(list(known.values()), f)
+        pickle.dump(([t for t, _ in known.values()], [w for _, w in known.values()]), f)
     os.chmod(tmp, 0o644)  # a dataset is meant to be shared
     os.replace(tmp, path)
 
 
-def load_tasks(path: str) -> List[auto_scheduler.SearchTask]:
-    """The tasks saved in ``path``, their workloads registered with Ansor again.
+def read_task_file(path: str) -> Tuple[List[auto_scheduler.SearchTask], List[int]]:
+    """The tasks saved in ``path`` and their weights, the workloads registered with Ansor again.
 
     The file is a pickle (as TenSet's), gzip-compressed if ``path`` ends in
-    ``.gz``: load only task files you trust.
+    ``.gz``: load only task files you trust. A file of tasks alone (this project's
+    first format) gives every task weight 1.
     """
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rb") as f:
-        tasks = pickle.load(f)  # SearchTask.__setstate__ registers the workload
-    if not isinstance(tasks, list):
+        data = pickle.load(f)  # SearchTask.__setstate__ registers the workload
+    if isinstance(data, list):
+        data = (data, [1] * len(data))
+    if not (isinstance(data, tuple) and len(data) == 2 and len(data[0]) == len(data[1])):
         raise ValueError(f"{path} is not a task file written by tvm_gnn_cost.dataset.save_tasks")
-    return tasks
+    return list(data[0]), [int(w) for w in data[1]]
 
 
-def register_logs(logs: Sequence[str]) -> int:
-    """Register the workloads of ``logs`` from their task files; returns how many tasks."""
-    n = 0
+def load_tasks(path: str) -> List[auto_scheduler.SearchTask]:
+    """The tasks saved in ``path`` (see :func:`read_task_file`)."""
+    return read_task_file(path)[0]
+
+
+def log_tasks(logs: Sequence[str]) -> Tuple[List[auto_scheduler.SearchTask], List[int]]:
+    """The tasks kept beside ``logs`` and their weights (loading registers the workloads)."""
+    tasks: List[auto_scheduler.SearchTask] = []
+    weights: List[int] = []
     for log in logs:
         path = tasks_path(log)
         if not os.path.exists(path) and os.path.exists(path + ".gz"):
             path += ".gz"  # a shipped dataset keeps its tasks compressed too
         if os.path.exists(path):
-            n += len(load_tasks(path))
+            t, w = read_task_file(path)
+            tasks += t
+            weights += w
         else:
             logger.warning("%s has no task file (%s): its records of network workloads cannot "
                            "be read unless the tasks are extracted again", log, path)
-    return n
+    return tasks, weights
+
+
+def register_logs(logs: Sequence[str]) -> int:
+    """Register the workloads of ``logs`` from their task files; returns how many tasks."""
+    return len(log_tasks(logs)[0])
 
 
 def _steps(inp) -> str:
@@ -85,18 +108,19 @@ def _steps(inp) -> str:
 
 def collect(tasks: Sequence[auto_scheduler.SearchTask], per_task: int, log: str,
             seed: int = 0, chunk: int = 16, progress: bool = False,
-            builder=None, runner=None) -> int:
+            builder=None, runner=None, weights: Optional[Sequence[int]] = None) -> int:
     """Measure ``per_task`` random programs of each task into ``log``; returns how many now.
 
     Programs already in the log (same task, same transform steps) count towards
     ``per_task`` and are not measured again, so an interrupted run loses at
-    most one chunk and a rerun continues. The tasks are saved beside the log.
+    most one chunk and a rerun continues. The tasks are saved beside the log,
+    with their ``weights`` in the network (how often each runs; default 1).
     """
     if log.endswith(".gz"):
         raise ValueError(f"collect appends to a plain Ansor log; {log} is compressed: "
                          "gunzip it first, or collect into a new .json file")
     os.makedirs(os.path.dirname(os.path.abspath(log)), exist_ok=True)
-    save_tasks(tasks, tasks_path(log))
+    save_tasks(tasks, tasks_path(log), weights)
     have: Dict[str, set] = {}
     if os.path.exists(log):
         for inp in read_log(log)[0]:
@@ -137,4 +161,5 @@ def collect(tasks: Sequence[auto_scheduler.SearchTask], per_task: int, log: str,
     return total
 
 
-__all__ = ["collect", "load_tasks", "register_logs", "save_tasks", "tasks_path"]
+__all__ = ["collect", "load_tasks", "log_tasks", "read_task_file", "register_logs", "save_tasks",
+           "tasks_path"]

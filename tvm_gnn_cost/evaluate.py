@@ -6,17 +6,20 @@ paper's prediction error).
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Sequence
+from typing import Callable, Dict, List, Sequence, Set
 
 import numpy as np
 
-from .dataset import register_logs
+from .dataset import log_tasks
 from .featurizer import task_key
 from .logfile import read_log
 from .metrics import (normalized_throughput, pairwise_accuracy, recall_at_k, throughput_errors,
                       topk_score)
 from .records import TaskGroup, group_by_task
+
+logger = logging.getLogger("tvm_gnn_cost")
 
 METRICS = ("pairwise", "top1", "top5", "recall@5", "rmse", "mape")
 
@@ -28,22 +31,41 @@ class Scored:
     task: str
     scores: np.ndarray
     costs: np.ndarray
+    weight: int = 1  # how often the task runs in its network (top-k scores weigh by it)
 
 
 def load_groups(logs: Sequence[str], rebuilder=None) -> List[TaskGroup]:
-    """Measured programs of ``logs`` by task (task files beside the logs are loaded first)."""
-    register_logs(logs)
+    """Measured programs of ``logs`` by task (task files beside the logs are loaded first).
+
+    A task keeps the name and weight its task file gives it (``vm_mod_fused_nn_conv2d_add``,
+    run twice in its network, say) where the log alone has only the workload key.
+    """
+    known = {task_key(t): (t.desc, w) for t, w in zip(*log_tasks(logs))}
     groups: Dict[str, TaskGroup] = {}
     for log in logs:
         inputs, results, _ = read_log(log)
         for g in group_by_task(inputs, results, rebuilder):
             key = task_key(g.task)
+            g.name, g.weight = known.get(key, ("", 1))
             if key in groups:
                 groups[key].states += g.states
                 groups[key].costs += g.costs
             else:
                 groups[key] = g
     return list(groups.values())
+
+
+def drop_seen(groups: Sequence[TaskGroup], seen: Set[str]) -> List[TaskGroup]:
+    """``groups`` without the tasks (by :func:`task_key`) in ``seen``: a held-out network can
+    share a task with the training networks (squeezenet's softmax with resnet's), and a task
+    trained on is not held out."""
+    kept = [g for g in groups if task_key(g.task) not in seen]
+    if len(kept) < len(groups):
+        logger.warning("left out %d held-out task(s) that the training logs hold too: %s",
+                       len(groups) - len(kept),
+                       ", ".join(g.name or g.task.workload_key[:40]
+                                 for g in groups if task_key(g.task) in seen))
+    return kept
 
 
 def gnn_scorer(model) -> Callable:
@@ -57,8 +79,8 @@ def xgb_scorer(model) -> Callable:
 
 
 def score(groups: Sequence[TaskGroup], scorer: Callable) -> List[Scored]:
-    return [Scored(g.task.desc or g.task.workload_key[:40], np.asarray(scorer(g.task, g.states)),
-                   np.asarray(g.costs, dtype=float)) for g in groups]
+    return [Scored(g.name or g.task.workload_key[:40], np.asarray(scorer(g.task, g.states)),
+                   np.asarray(g.costs, dtype=float), g.weight) for g in groups]
 
 
 def metrics(scored: Sequence[Scored]) -> Dict[str, float]:
@@ -66,14 +88,15 @@ def metrics(scored: Sequence[Scored]) -> Dict[str, float]:
     scores = np.concatenate([s.scores for s in scored])
     costs = np.concatenate([s.costs for s in scored])
     tasks = np.concatenate([[i] * len(s.costs) for i, s in enumerate(scored)])
+    weights = {i: s.weight for i, s in enumerate(scored)}
     scores = np.where(np.isfinite(scores), scores, -1e30)
     ran = costs < 1e10
     truth = normalized_throughput(costs, tasks)
     rmse, mape = throughput_errors(np.clip(scores, -1e3, 1e3), costs, tasks)
     return {
         "pairwise": pairwise_accuracy(scores[ran], truth[ran], tasks[ran]),
-        "top1": topk_score(scores, costs, tasks, 1),
-        "top5": topk_score(scores, costs, tasks, 5),
+        "top1": topk_score(scores, costs, tasks, 1, weights),
+        "top5": topk_score(scores, costs, tasks, 5, weights),
         "recall@5": recall_at_k(scores[ran], costs[ran], tasks[ran], 5),
         "rmse": rmse,
         "mape": mape,
@@ -98,5 +121,5 @@ def table(results: Dict[str, List[Scored]]) -> str:
     return head + "\n".join(rows) + "\n"
 
 
-__all__ = ["METRICS", "Scored", "gnn_scorer", "load_groups", "metrics", "score", "table",
+__all__ = ["METRICS", "Scored", "drop_seen", "gnn_scorer", "load_groups", "metrics", "score", "table",
            "xgb_scorer"]

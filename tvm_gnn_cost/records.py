@@ -32,6 +32,8 @@ class TaskGroup:
     task: auto_scheduler.SearchTask
     states: List = field(default_factory=list)
     costs: List[float] = field(default_factory=list)
+    name: str = ""  # the task's name (``SearchTask.desc``) where known
+    weight: int = 1  # how often the task runs in its network, where known
 
 
 class TaskRebuilder:
