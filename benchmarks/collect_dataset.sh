@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Collect the shipped dataset: random sketch-space programs of every task of six networks,
+# Collect the shipped dataset: random sketch-space programs of every task of eight networks,
 # measured on this machine. Held-out networks (squeezenet, bert) go to data/heldout/ and are
-# never trained on. Resumable: rerun after an interruption and it continues.
+# never trained on. Resumable: rerun after an interruption and it continues (and raising a
+# count measures only the programs missing).
 set -euo pipefail
-PER_TASK=${PER_TASK:-24}
+TRAIN_PER_TASK=${TRAIN_PER_TASK:-48}
+HELDOUT_PER_TASK=${HELDOUT_PER_TASK:-24}
 PY=${PY:-.venv/bin/python}
 OUT=${OUT:-data/raw}
 mkdir -p "$OUT/train" "$OUT/heldout"
 for net in squeezenet bert; do
-  TOPHUB_LOCATION=NONE $PY -m tvm_gnn_cost collect --network $net --programs-per-task $PER_TASK \
-    --out "$OUT/heldout/$net.json"
+  TOPHUB_LOCATION=NONE $PY -m tvm_gnn_cost collect --network $net \
+    --programs-per-task "$HELDOUT_PER_TASK" --out "$OUT/heldout/$net.json"
 done
-for net in dcgan resnet-18 resnet-50 inception-v3; do
-  TOPHUB_LOCATION=NONE $PY -m tvm_gnn_cost collect --network $net --programs-per-task $PER_TASK \
-    --out "$OUT/train/$net.json"
+for net in bert-tiny bert-medium dcgan resnet-18 resnet-50 inception-v3; do
+  TOPHUB_LOCATION=NONE $PY -m tvm_gnn_cost collect --network $net \
+    --programs-per-task "$TRAIN_PER_TASK" --out "$OUT/train/$net.json"
 done
