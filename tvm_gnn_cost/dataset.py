@@ -43,10 +43,9 @@ def save_tasks(tasks: Sequence[auto_scheduler.SearchTask], path: str,
     known: Dict[str, Tuple[auto_scheduler.SearchTask, int]] = {}
     if os.path.exists(path):
         known = {task_key(t): (t, w) for t, w in zip(*read_task_file(path))}
-    for t, w in zip(tasks, weights if weights is not None else [None] * len(tasks)):
-        old = known.get(task_key(t))
-        known[task_key(t)] = (old[0] if old else t,
-                              int(w) if w is not None else (old[1] if old else 1))
+    for i, t in enumerate(tasks):
+        kept, weight = known.get(task_key(t), (t, 1))
+        known[task_key(t)] = (kept, int(weights[i]) if weights is not None else weight)
     fd, tmp = tempfile.mkstemp(prefix=".tasks-", dir=os.path.dirname(os.path.abspath(path)))
     with os.fdopen(fd, "wb") as f:
         pickle.dump(([t for t, _ in known.values()], [w for _, w in known.values()]), f)
