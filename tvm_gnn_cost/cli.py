@@ -358,21 +358,14 @@ def cmd_evaluate(args) -> int:
     from tvm import auto_scheduler
 
     from .adapter import GNNCostModel
-    from .dataset import register_logs
-    from .evaluate import drop_seen, gnn_scorer, load_groups, score, table, xgb_scorer
+    from .evaluate import drop_seen, gnn_scorer, load_groups, read_logs, score, table, xgb_scorer
     from .featurizer import task_key
-    from .logfile import read_log
 
     if args.baseline == "xgb" and not args.train:
         raise SystemExit("error: --baseline xgb needs --train LOGS (the GNN's training logs)")
     model = GNNCostModel()
     model.load(args.model)
-    register_logs(args.train)
-    train_inputs, train_results = [], []
-    for log in args.train:
-        i, r, _ = read_log(log)
-        train_inputs += i
-        train_results += r
+    train_inputs, train_results = read_logs(args.train)
     groups = load_groups(args.logs, model.rebuilder)
     if not args.include_seen:
         groups = drop_seen(groups, {task_key(i.task) for i in train_inputs})

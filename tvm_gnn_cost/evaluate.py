@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Sequence, Set
+from typing import Callable, Dict, List, Sequence, Set, Tuple
 
 import numpy as np
 
-from .dataset import log_tasks
+from .dataset import log_tasks, register_logs
 from .featurizer import task_key
 from .logfile import read_log
 from .metrics import (normalized_throughput, pairwise_accuracy, recall_at_k, throughput_errors,
@@ -53,6 +53,19 @@ def load_groups(logs: Sequence[str], rebuilder=None) -> List[TaskGroup]:
             else:
                 groups[key] = g
     return list(groups.values())
+
+
+def read_logs(logs: Sequence[str]) -> Tuple[list, list]:
+    """Measure inputs and results of all ``logs``, their task files loaded first (training
+    logs: what XGBoost is trained on, and whose tasks :func:`drop_seen` leaves out)."""
+    register_logs(logs)
+    inputs: list = []
+    results: list = []
+    for log in logs:
+        i, r, _ = read_log(log)
+        inputs += i
+        results += r
+    return inputs, results
 
 
 def drop_seen(groups: Sequence[TaskGroup], seen: Set[str]) -> List[TaskGroup]:
@@ -121,5 +134,5 @@ def table(results: Dict[str, List[Scored]]) -> str:
     return head + "\n".join(rows) + "\n"
 
 
-__all__ = ["METRICS", "Scored", "drop_seen", "gnn_scorer", "load_groups", "metrics", "score", "table",
+__all__ = ["METRICS", "Scored", "drop_seen", "gnn_scorer", "load_groups", "read_logs", "metrics", "score", "table",
            "xgb_scorer"]
