@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Issue "tune and compare", pretrained: the GNN pretrained on other networks only (no program
+# of any resnet-18 task: resnet-50's seven shared tasks and the softmax are left out of its
+# logs) tunes resnet-18 against online XGBModel, same settings as the online comparison
+# (benchmarks/results/r18-round8). Writes benchmarks/results/r18-transfer/.
+set -euo pipefail
+PY=${PY:-.venv/bin/python}
+RUN=runs/r18-transfer
+OUT=benchmarks/results/r18-transfer
+SEEDS=${SEEDS:-3}
+mkdir -p "$RUN" "$OUT"
+export TOPHUB_LOCATION=NONE
+LOGS=$(ls data/train/*.json.gz data/heldout/*.json.gz | grep -v resnet-18)
+$PY benchmarks/without_network.py "$RUN/data" data/train/resnet-18.tasks.pkl.gz $LOGS \
+  | tee "$OUT/pretrain.txt"
+# The shipped checkpoint's recipe: a validation run picks the epochs, then train on all.
+$PY -m tvm_gnn_cost pretrain "$RUN"/data/*.json.gz --out "$RUN/gnn-val.pt" --workers 2 \
+  | tee -a "$OUT/pretrain.txt"
+EPOCHS=$(sed -n 's/.*best epoch \([0-9]*\) of.*/\1/p' "$OUT/pretrain.txt")
+$PY -m tvm_gnn_cost pretrain "$RUN"/data/*.json.gz --out "$RUN/gnn-no-r18.pt" --workers 2 \
+  --val-fraction 0 --epochs "$EPOCHS" | tee -a "$OUT/pretrain.txt"
+$PY -m tvm_gnn_cost compare --network resnet-18 --models gnn-pretrained,xgb \
+  --pretrained "$RUN/gnn-no-r18.pt" --trials 480 --seeds "$SEEDS" --measures-per-round 8 \
+  --out "$RUN"
+cp "$RUN"/{curves.csv,curves.json,curves.png,summary.md} "$OUT/"
