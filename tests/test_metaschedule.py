@@ -156,6 +156,32 @@ def test_a_torch_network_tunes_with_the_gnn_through_relay_or_relax(tmp_path):
     assert all(b <= a for a, b in zip(curve.latency, curve.latency[1:]))
 
 
+def test_a_run_whose_every_build_fails_ends_cleanly_and_says_why(tmp_path, caplog):
+    """What CI once saw (every build timed out): the run ends, the log names the builder's
+    error, and the curve still plots and tabulates."""
+    import logging
+    import math
+
+    from tvm_gnn_cost.curves import plot_curves, summary_table
+    from tvm_gnn_cost.mstuning import ms_tune, ms_workload
+
+    target = with_num_cores(host_target(), 2)
+    workload = ms_workload("matmul", target, input_shape=(64, 64, 64))
+    broken = ms.builder.LocalBuilder(  # a lambda travels to the builder processes by value
+        max_workers=1, f_build=lambda mod, target, params: (_ for _ in ()).throw(
+            RuntimeError("no compiler here")))
+    with caplog.at_level(logging.WARNING, logger="tvm_gnn_cost"):
+        curve = ms_tune(workload, "random", 8, str(tmp_path / "ms"), target, per_iter=8,
+                        builder=broken)
+    assert curve.trials == [8] and not math.isfinite(curve.final)
+    assert "no candidate of task matmul built and ran" in caplog.text
+    assert "no compiler here" in caplog.text
+    plot_curves([curve], str(tmp_path / "curves.png"))
+    with open(tmp_path / "curves.png", "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert "| random | 1 | inf" in summary_table([curve])
+
+
 @pytest.mark.skipif(not MODERN, reason="apache-tvm only: TVM 0.19 has Ansor")
 def test_without_ansor_the_ansor_commands_say_what_to_do_instead(tmp_path):
     from tvm_gnn_cost.cli import main

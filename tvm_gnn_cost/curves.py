@@ -168,8 +168,15 @@ def plot_curves(curves: Sequence[Curve], png: str, title: str = "") -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    # A log axis with nothing finite on it fails to draw: runs whose every trial failed.
+    groups = _by_model(curves)
+    empty = [m for m, runs in groups.items()
+             if not any(math.isfinite(v) for c in runs for v in c.latency)]
     for axis, ax in zip(("trials", "seconds"), axes):
-        for model, runs in sorted(_by_model(curves).items()):
+        for model, runs in sorted(groups.items()):
+            if model in empty:
+                ax.plot([], [], label=f"{model}: no valid measurement")
+                continue
             xmax = max(max(c.trials if axis == "trials" else c.seconds, default=0) for c in runs)
             grid = np.linspace(0, xmax, 200)
             ys = _on_grid(runs, grid, axis)
@@ -181,7 +188,8 @@ def plot_curves(curves: Sequence[Curve], png: str, title: str = "") -> None:
             ax.fill_between(grid, lo, hi, alpha=0.2)
         ax.set_xlabel("measurement trials" if axis == "trials" else "tuning time (s)")
         ax.set_ylabel("best estimated latency (ms)")
-        ax.set_yscale("log")
+        if len(empty) < len(groups):
+            ax.set_yscale("log")
         ax.grid(True, alpha=0.3)
         ax.legend()
     if title:

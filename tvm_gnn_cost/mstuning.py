@@ -124,18 +124,23 @@ def make_ms_model(name: str, seed: int = 0):
 
 @derived_object
 class _CurveCallback(ms.measure_callback.PyMeasureCallback):
-    """Adds a curve point after every measured batch."""
+    """Adds a curve point after every measured batch, and keeps the first build or run error
+    of each task."""
 
     def __init__(self, curve: Curve, weights: Sequence[float], start: float):
         super().__init__()
         self.curve, self.weights, self.start = curve, list(weights), start
         self.best = [math.inf] * len(self.weights)
+        self.first_error: dict = {}
         self.trials = 0
 
     def apply(self, task_scheduler, task_id, measure_candidates, builder_results,
               runner_results) -> None:
-        for res in runner_results:
+        for built, res in zip(builder_results, runner_results):
             self.best[task_id] = min(self.best[task_id], run_cost(res))
+            error = built.error_msg or res.error_msg
+            if error and task_id not in self.first_error:
+                self.first_error[task_id] = str(error)
         self.trials += len(runner_results)
         latency = sum(w * b for w, b in zip(self.weights, self.best) if w)
         self.curve.trials.append(self.trials)
@@ -144,8 +149,12 @@ class _CurveCallback(ms.measure_callback.PyMeasureCallback):
 
 
 def ms_tune(workload: MSWorkload, model_name: str, trials: int, work_dir: str, target,
-            seed: int = 0, per_iter: int = 16, model=None) -> Curve:
-    """Tune ``workload`` with MetaSchedule and the named cost model; returns its curve."""
+            seed: int = 0, per_iter: int = 16, model=None, builder=None) -> Curve:
+    """Tune ``workload`` with MetaSchedule and the named cost model; returns its curve.
+
+    ``builder`` defaults to MetaSchedule's ``LocalBuilder``. A task none of whose candidates
+    built and ran is logged with its first error.
+    """
     get_loggers_from_work_dir, fork_seed = ms.logging.get_loggers_from_work_dir, ms.utils.fork_seed
     os.makedirs(work_dir, exist_ok=True)
     # MetaSchedule's get_loggers_from_work_dir lists the names of the handlers already on its
@@ -167,9 +176,15 @@ def ms_tune(workload: MSWorkload, model_name: str, trials: int, work_dir: str, t
     callback = _CurveCallback(curve, workload.weights, time.time())
     ms.tune_tasks(tasks=contexts, task_weights=workload.weights, work_dir=work_dir,
                   max_trials_global=trials, num_trials_per_iter=per_iter,
+                  builder=builder or "local",
                   cost_model=model or make_ms_model(model_name, seed),
                   measure_callbacks=list(ms.MeasureCallback.create("default")) + [callback],
                   task_scheduler="gradient")
+    for task_id, name in enumerate(names):
+        if not math.isfinite(callback.best[task_id]):
+            logger.warning("[%s seed %d] no candidate of task %s built and ran; first error: %s",
+                           model_name, seed, name,
+                           callback.first_error.get(task_id, "none (never measured)"))
     return curve
 
 
