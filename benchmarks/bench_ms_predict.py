@@ -24,6 +24,7 @@ os.environ.setdefault("TOPHUB_LOCATION", "NONE")
 import tvm  # noqa: E402
 
 from tvm_gnn_cost.metaschedule import GNNMetaCostModel, ms  # noqa: E402
+from tvm_gnn_cost.msbuild import local_builder  # noqa: E402
 from tvm_gnn_cost.mstuning import make_ms_model, ms_workload  # noqa: E402
 from tvm_gnn_cost.tircompat import Schedule  # noqa: E402
 from tvm_gnn_cost.workloads import host_target, with_num_cores  # noqa: E402
@@ -34,7 +35,7 @@ def candidates(work_dir: str, target, trials: int):
     workload = ms_workload("conv2d", target, input_shape=(28, 28, 64, 64, 3))
     _, mod = workload.modules[0]
     db = ms.tune_tir(mod, target, work_dir, max_trials_global=trials, num_trials_per_iter=32,
-                     cost_model="random")
+                     cost_model="random", builder=local_builder())
     ctx = ms.TuneContext(mod=mod, target=target, space_generator="post-order-apply",
                          search_strategy="evolutionary", num_threads=os.cpu_count() or 1)
     cands, results = [], []

@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 os.environ.setdefault("TOPHUB_LOCATION", "NONE")
 
 import tvm_gnn_cost.metaschedule as msm  # noqa: E402
+from tvm_gnn_cost.msbuild import local_builder  # noqa: E402
 from tvm_gnn_cost.mstuning import make_ms_model, ms_workload  # noqa: E402
 from tvm_gnn_cost.trainer import OnlineTrainer  # noqa: E402
 from tvm_gnn_cost.workloads import host_target, with_num_cores  # noqa: E402
@@ -55,7 +56,8 @@ def main() -> None:
         start = time.perf_counter()
         with tempfile.TemporaryDirectory() as work_dir:
             msm.ms.tune_tir(mod, target, work_dir, max_trials_global=args.trials,
-                            num_trials_per_iter=16, cost_model=make_ms_model(name))
+                            num_trials_per_iter=16, cost_model=make_ms_model(name),
+                            builder=local_builder())
         parts = ", ".join(f"{k} {v:.1f} s" for k, v in SECONDS.items())
         print(f"{name}: {time.perf_counter() - start:.1f} s for {args.trials} trials"
               + (f" ({parts})" if parts else ""))

@@ -11,6 +11,7 @@ from tvm import te  # noqa: E402
 from tvm_gnn_cost import workloads  # noqa: E402
 from tvm_gnn_cost.featurizer import feature_names  # noqa: E402
 from tvm_gnn_cost.metaschedule import ms  # noqa: E402
+from tvm_gnn_cost.msbuild import local_builder  # noqa: E402
 from tvm_gnn_cost.tircompat import MODERN, Schedule  # noqa: E402
 from tvm_gnn_cost.tirgraph import featurize_module, featurize_prim_func  # noqa: E402
 from tvm_gnn_cost.workloads import host_target, with_num_cores  # noqa: E402
@@ -87,7 +88,7 @@ def test_tune_tir_with_the_gnn_measures_learns_and_saves(tmp_path):
     target = with_num_cores(host_target(), 2)
     model = GNNMetaCostModel(seed=0)
     db = ms.tune_tir(mod, target, str(tmp_path / "ms"), max_trials_global=32,
-                     num_trials_per_iter=16, cost_model=model)
+                     num_trials_per_iter=16, cost_model=model, builder=local_builder())
     secs = [float(r.run_secs[0]) for r in db.get_all_tuning_records() if r.run_secs]
     assert len(secs) == 32 and all(0 < s < 1 for s in secs)
     assert model.trainer.n_seen == 32 and model.trainer.ready
@@ -180,6 +181,24 @@ def test_a_run_whose_every_build_fails_ends_cleanly_and_says_why(tmp_path, caplo
     with open(tmp_path / "curves.png", "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
     assert "| random | 1 | inf" in summary_table([curve])
+
+
+def test_the_local_builder_builds_what_metaschedule_schedules(tmp_path):
+    """The project's builder (without apache-tvm's per-batch tensor-intrinsic import) builds
+    scheduled programs that MetaSchedule's runner then times."""
+    sch, get_block = _schedule(tvm.IRModule({"main": _prim_func(workloads.matmul,
+                                                                  (64, 64, 64))}))
+    i, j, _ = sch.get_loops(get_block("C"))
+    sch.parallel(i)
+    sch.vectorize(sch.split(j, [None, 16])[1])
+    target = tvm.target.Target(with_num_cores(host_target(), 2))
+    built = local_builder(max_workers=1).build([ms.builder.BuilderInput(sch.mod, target)])
+    assert built[0].error_msg is None
+    runner = ms.runner.LocalRunner()
+    arg_info = ms.arg_info.ArgInfo.from_prim_func(sch.mod["main"])
+    (future,) = runner.run([ms.runner.RunnerInput(built[0].artifact_path, "cpu", arg_info)])
+    result = future.result()
+    assert result.error_msg is None and 0 < float(result.run_secs[0]) < 1
 
 
 @pytest.mark.skipif(not MODERN, reason="apache-tvm only: TVM 0.19 has Ansor")

@@ -18,6 +18,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from .curves import Curve
 from .metaschedule import GNNMetaCostModel, derived_object, ms, run_cost
+from .msbuild import local_builder
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -152,7 +153,8 @@ def ms_tune(workload: MSWorkload, model_name: str, trials: int, work_dir: str, t
             seed: int = 0, per_iter: int = 16, model=None, builder=None) -> Curve:
     """Tune ``workload`` with MetaSchedule and the named cost model; returns its curve.
 
-    ``builder`` defaults to MetaSchedule's ``LocalBuilder``. A task none of whose candidates
+    ``builder`` defaults to :func:`.msbuild.local_builder` (MetaSchedule's ``LocalBuilder``,
+    without apache-tvm's per-batch tensor-intrinsic import). A task none of whose candidates
     built and ran is logged with its first error.
     """
     get_loggers_from_work_dir, fork_seed = ms.logging.get_loggers_from_work_dir, ms.utils.fork_seed
@@ -176,7 +178,7 @@ def ms_tune(workload: MSWorkload, model_name: str, trials: int, work_dir: str, t
     callback = _CurveCallback(curve, workload.weights, time.time())
     ms.tune_tasks(tasks=contexts, task_weights=workload.weights, work_dir=work_dir,
                   max_trials_global=trials, num_trials_per_iter=per_iter,
-                  builder=builder or "local",
+                  builder=builder or local_builder(),
                   cost_model=model or make_ms_model(model_name, seed),
                   measure_callbacks=list(ms.MeasureCallback.create("default")) + [callback],
                   task_scheduler="gradient")
