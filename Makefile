@@ -32,10 +32,10 @@ demo: $(STAMP)
 	TOPHUB_LOCATION=NONE $(PY) examples/demo.py
 
 test: $(STAMP)
-	TOPHUB_LOCATION=NONE $(PY) -m pytest -v tests
+	TOPHUB_LOCATION=NONE $(PY) -m pytest -v --durations=15 tests
 
 test-modern: $(MODERN_STAMP)
-	$(MODERN_PY) -m pytest -v $(MODERN_TESTS)
+	$(MODERN_PY) -m pytest -v --durations=10 $(MODERN_TESTS)
 
 bench: $(STAMP)
 	TOPHUB_LOCATION=NONE $(PY) benchmarks/bench_predict.py
