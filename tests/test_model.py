@@ -6,8 +6,8 @@ import torch
 from tvm_gnn_cost.config import ModelConfig, TrainerConfig
 from tvm_gnn_cost.graph import ProgramGraph, batch_graphs
 from tvm_gnn_cost.losses import lambdarank_loss, make_loss, pairwise_loss
-from tvm_gnn_cost.metrics import (normalized_throughput, pairwise_accuracy, recall_at_k,
-                                  throughput_errors, topk_score)
+from tvm_gnn_cost.metrics import (log_throughput, normalized_throughput, pairwise_accuracy,
+                                  per_task_share, recall_at_k, throughput_errors, topk_score)
 from tvm_gnn_cost.trainer import FAILED_COST, OnlineTrainer
 
 N_FEAT = 12
@@ -53,9 +53,26 @@ def test_labels_are_per_task_throughput_and_failures_are_worst():
     np.testing.assert_allclose(tr.labels(), [0.5, 1.0, 1.0, 0.0, 0.0])
 
 
-def test_training_lowers_the_loss_and_ranks_held_out_programs():
+def test_log_throughput_labels_compare_tasks_and_do_not_move():
+    tr = make_trainer(loss="pairwise+logmse")
+    g = synthetic(5)[0]
+    tr.add(g[:3], ["a", "a", "b"], [2e-3, 1e-3, FAILED_COST])
+    np.testing.assert_allclose(tr.labels(), [-np.log(2), 0.0, -np.inf])
+    tr.add(g[3:], ["a", "b"], [5e-4, 4e-3])  # a faster program of "a" leaves the others' labels
+    np.testing.assert_allclose(tr.labels(), [-np.log(2), 0.0, -np.inf, np.log(2), -np.log(4)])
+    np.testing.assert_allclose(log_throughput([1e-3, float("inf"), -1.0, 1e-4]),
+                               [0.0, -np.inf, -np.inf, np.log(10)])
+
+
+def test_per_task_share_divides_by_each_tasks_best():
+    share = per_task_share(np.array([2.0, 4.0, 1.0, -np.inf, 3.0]), np.array([0, 0, 1, 1, 1]))
+    np.testing.assert_allclose(share, [0.5, 1.0, 1 / 3, 0.0, 1.0])
+
+
+@pytest.mark.parametrize("loss", ["pairwise+mse", "pairwise+logmse"])
+def test_training_lowers_the_loss_and_ranks_held_out_programs(loss):
     graphs, tasks, costs = synthetic(400)
-    tr = make_trainer()
+    tr = make_trainer(loss=loss)
     tr.add(graphs[:300], tasks[:300], costs[:300])
     y = tr.labels()
     groups = np.array(tr.groups)
@@ -126,6 +143,41 @@ def test_ranking_losses_prefer_the_right_order():
     wrong = torch.tensor([1.0, 2.0, 3.0, 0.0])
     for fn in (pairwise_loss, lambdarank_loss, make_loss("pairwise+mse")):
         assert fn(right, y, g) < fn(wrong, y, g)
+    log_y = torch.tensor([0.5, -0.2, -float("inf"), 1.0])  # a failure is the worst of task 0
+    logmse = make_loss("pairwise+logmse")
+    exact = torch.tensor([0.5, -0.2, -3.0, 1.0])
+    assert logmse(exact, log_y, g) < logmse(right, log_y, g)  # the values count, too
+    assert logmse(exact, log_y, g) < logmse(torch.tensor([-0.2, 0.5, -3.0, 1.0]), log_y, g)
+    assert torch.isfinite(logmse(right, torch.full((4,), -float("inf")), g))
+
+
+def test_a_task_measured_only_slow_is_learned_as_slow_on_log_throughput():
+    """The point of log-throughput labels: a task whose every measured program is of a slow
+    family. Normalized per task, its slowest programs are "the best there is" (label 1); on
+    log throughput they are slow, so what another task taught about the fast family carries
+    over. Programs: a task-identity feature, a family feature (family 1 is 100x slower), noise."""
+    rng = np.random.default_rng(0)
+
+    def programs(task, family, n):
+        feats = rng.normal(size=(n, 2, N_FEAT)).astype(np.float32)
+        feats[:, :, 0], feats[:, :, 1] = family, 2.0 * task
+        cost = 1e-3 * (3.0 if task else 1.0) * (100.0 if family else 1.0) * np.exp(
+            0.3 * feats[:, 0, 2])
+        return [ProgramGraph(f, np.array([0]), np.array([1])) for f in feats], list(cost)
+
+    other = [programs(0, family, 100) for family in (0, 1)]
+    (stuck, stuck_costs), (fresh, _) = programs(1, 1, 40), programs(1, 0, 40)
+    share = {}
+    for loss in ("pairwise+mse", "pairwise+logmse"):
+        tr = make_trainer(loss=loss)
+        for graphs, costs in other:
+            tr.add(graphs, ["other"] * len(graphs), costs)
+        tr.add(stuck, ["stuck"] * len(stuck), stuck_costs)
+        tr.fit()
+        fast, slow = tr.predict(fresh, "stuck"), tr.predict(stuck, "stuck")
+        share[loss] = (fast[:, None] > slow[None, :]).mean()  # fast above slow, of all pairs
+    assert share["pairwise+logmse"] > 0.95
+    assert share["pairwise+logmse"] > share["pairwise+mse"] + 0.05  # 0.99 vs 0.84 here
 
 
 def test_bad_config_is_refused():

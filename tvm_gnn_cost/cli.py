@@ -17,6 +17,8 @@ import sys
 import time
 from typing import List, Optional
 
+from .config import LOSSES, TrainerConfig
+
 logger = logging.getLogger("tvm_gnn_cost")
 
 #: Models ``compare`` runs; ``gnn-pretrained`` is the GNN started from ``--pretrained``.
@@ -105,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     pt.add_argument("--hidden", type=int, default=128, help="width of the GNN's layers")
     pt.add_argument("--dropout", type=float, default=0.2)
     pt.add_argument("--weight-decay", type=float, default=1e-3)
+    pt.add_argument("--loss", choices=LOSSES, default=TrainerConfig.loss,
+                    help="training loss; pairwise+logmse learns log throughput (comparable "
+                         "across tasks) instead of throughput normalized per task")
     pt.add_argument("--val-fraction", type=float, default=0.2, help="share of tasks held out")
     pt.add_argument("--seed", type=int, default=0)
     pt.add_argument("--nproc", type=int, default=1,
@@ -326,7 +331,7 @@ def cmd_collect(args) -> int:
 
 def cmd_pretrain(args) -> int:
     from .adapter import GNNCostModel
-    from .config import ModelConfig, TrainerConfig
+    from .config import ModelConfig
     from .pretrain import PretrainConfig, pretrain
 
     for log in args.logs:
@@ -335,7 +340,8 @@ def cmd_pretrain(args) -> int:
     model = GNNCostModel(seed=args.seed,
                          model_config=ModelConfig(hidden=args.hidden, readout_hidden=args.hidden,
                                                   dropout=args.dropout),
-                         trainer_config=TrainerConfig(weight_decay=args.weight_decay))
+                         trainer_config=TrainerConfig(weight_decay=args.weight_decay,
+                                                      loss=args.loss))
     cfg = PretrainConfig(epochs=args.epochs, patience=args.patience,
                          val_fraction=args.val_fraction, seed=args.seed,
                          shard_size=args.shard_size)

@@ -15,8 +15,8 @@ import numpy as np
 from .dataset import log_tasks, register_logs
 from .featurizer import task_key
 from .logfile import read_log
-from .metrics import (normalized_throughput, pairwise_accuracy, recall_at_k, throughput_errors,
-                      topk_score)
+from .metrics import (normalized_throughput, pairwise_accuracy, per_task_share, recall_at_k,
+                      throughput_errors, topk_score)
 from .records import TaskGroup, group_by_task
 
 logger = logging.getLogger("tvm_gnn_cost")
@@ -82,8 +82,15 @@ def drop_seen(groups: Sequence[TaskGroup], seen: Set[str]) -> List[TaskGroup]:
 
 
 def gnn_scorer(model) -> Callable:
-    """Scores of a ``GNNCostModel`` for the states of a task read from a log."""
-    return lambda task, states: model.trainer.predict(model.featurize_measured(task, states))
+    """Scores of a ``GNNCostModel`` for the states of a task read from a log, as predicted
+    normalized throughput: a model trained on log throughput predicts throughput itself, so
+    its scores are divided by the task's highest (the order is the same)."""
+    def scorer(task, states):
+        scores = model.trainer.predict(model.featurize_measured(task, states))
+        if model.trainer.log_throughput:
+            return per_task_share(scores, np.zeros(len(scores)))
+        return scores
+    return scorer
 
 
 def xgb_scorer(model) -> Callable:

@@ -1,17 +1,34 @@
 """Training losses over a batch of programs from one or more tasks.
 
-All take raw scores ``r`` (B,), labels ``y`` (B,) = normalized throughput in
-[0, 1] (0 for failed programs) and task ids ``group`` (B,); ranking terms only
-compare programs of the same task.
+All take raw scores ``r`` (B,), labels ``y`` (B,) and task ids ``group`` (B,);
+ranking terms only compare programs of the same task. The labels are normalized
+throughput in [0, 1] (0 for failed programs, :func:`.metrics.normalized_throughput`)
+except for the losses in :data:`LOG_THROUGHPUT_LOSSES`, whose labels are
+``ln(1 ms / cost)`` (``-inf`` for failed programs, :func:`.metrics.log_throughput`):
+a target that does not move as a task's best program improves, and that compares
+programs across tasks, so a task whose every measured program is slow is seen
+as slow rather than as "the best there is".
 """
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
 
+#: Losses that train the raw score towards log throughput rather than normalized throughput.
+LOG_THROUGHPUT_LOSSES = ("pairwise+logmse",)
 
-def score_from_raw(r: torch.Tensor) -> torch.Tensor:
-    """Positive, monotone score the search sees; trained towards ``y`` by the MSE term."""
+
+def uses_log_throughput(loss: str) -> bool:
+    """True if ``loss`` takes :func:`.metrics.log_throughput` labels (and scores are ``exp``)."""
+    return loss in LOG_THROUGHPUT_LOSSES
+
+
+def score_from_raw(r: torch.Tensor, log_throughput: bool = False) -> torch.Tensor:
+    """Positive, monotone score the search sees: ``softplus(r)``, trained towards normalized
+    throughput by the MSE term; or, for log-throughput losses, ``exp(r)``, predicted
+    throughput in 1/ms (clamped against overflow)."""
+    if log_throughput:
+        return torch.exp(r.clamp(-60.0, 60.0))
     return F.softplus(r)
 
 
@@ -58,6 +75,14 @@ def mse_loss(r: torch.Tensor, y: torch.Tensor, group: torch.Tensor) -> torch.Ten
     return F.mse_loss(score_from_raw(r), y)
 
 
+def log_mse_loss(r: torch.Tensor, y: torch.Tensor, group: torch.Tensor) -> torch.Tensor:
+    """Squared error of the raw score against log throughput, over programs that ran."""
+    ran = torch.isfinite(y)
+    if not ran.any():
+        return r.sum() * 0.0
+    return F.mse_loss(r[ran], y[ran])
+
+
 def make_loss(name: str):
     """The loss function for a ``TrainerConfig.loss`` name."""
     if name == "pairwise":
@@ -68,4 +93,7 @@ def make_loss(name: str):
         return mse_loss
     if name == "pairwise+mse":
         return lambda r, y, g: pairwise_loss(r, y, g) + mse_loss(r, y, g)
-    raise ValueError(f"unknown loss {name!r}; use pairwise, lambdarank, mse or pairwise+mse")
+    if name == "pairwise+logmse":
+        return lambda r, y, g: pairwise_loss(r, y, g) + log_mse_loss(r, y, g)
+    raise ValueError(f"unknown loss {name!r}; use pairwise, lambdarank, mse, pairwise+mse or "
+                     "pairwise+logmse")

@@ -104,6 +104,36 @@ def normalized_throughput(costs: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return y
 
 
+def log_throughput(costs: np.ndarray) -> np.ndarray:
+    """``ln(1 ms / cost)``: 0 for a program that takes a millisecond, +ln 2 for one twice as
+    fast; ``-inf`` for failed programs.
+
+    Unlike :func:`normalized_throughput` it does not move when a faster program of the task
+    is found, and it compares programs of different tasks.
+    """
+    costs = _valid_costs(costs)
+    out = np.full(len(costs), -np.inf)
+    ok = np.isfinite(costs)
+    out[ok] = -np.log(costs[ok] * 1e3)
+    return out
+
+
+def per_task_share(scores: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Positive scores divided by the highest score of their task: a predicted normalized
+    throughput for models whose scores predict throughput itself (``exp`` of log throughput).
+    Non-finite scores give 0."""
+    scores = np.asarray(scores, float)
+    out = np.zeros(len(scores))
+    ok = np.isfinite(scores) & (scores > 0)
+    if not ok.any():
+        return out
+    ids = np.unique(np.asarray(groups), return_inverse=True)[1].reshape(-1)
+    best = np.zeros(ids.max() + 1)
+    np.maximum.at(best, ids[ok], scores[ok])
+    out[ok] = scores[ok] / best[ids[ok]]
+    return out
+
+
 def throughput_errors(predicted: np.ndarray, costs: np.ndarray,
                       groups: np.ndarray) -> Tuple[float, float]:
     """RMSE and MAPE of predicted normalized throughput, over programs that ran.

@@ -19,7 +19,7 @@ import torch
 
 from .config import PretrainConfig
 from .graph import batch_graphs
-from .losses import make_loss
+from .losses import make_loss, uses_log_throughput
 from .metrics import pairwise_accuracy
 from .store import Records, RecordStore, featurize_logs, store_records
 from .trainer import score_graphs
@@ -163,6 +163,7 @@ def _train(net, optimizer, job: _Job, rank: int, world: int) -> dict:
     cfg, store = job.cfg, job.store
     module = net.module if hasattr(net, "module") else net
     loss_fn = make_loss(job.loss)
+    log_labels = uses_log_throughput(job.loss)
     task_ids = {t: i for i, t in enumerate(store.tasks)}
     gen = torch.Generator().manual_seed(cfg.seed)  # the same batches in every process
     best = {"acc": -1.0, "epoch": 0, "state": None}
@@ -183,7 +184,7 @@ def _train(net, optimizer, job: _Job, rank: int, world: int) -> dict:
                 n = len(part)
                 if n < 2 * world:
                     continue
-                y = torch.from_numpy(store.labels(part))
+                y = torch.from_numpy(store.labels(part, log_labels))
                 g = torch.tensor([task_ids[t] for t in part.tasks], dtype=torch.int64)
                 perm = torch.randperm(n, generator=gen)
                 bs = max(2 * world, min(job.batch_size, n))

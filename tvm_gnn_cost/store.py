@@ -19,6 +19,7 @@ from typing import Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 
+from . import metrics
 from .graph import ProgramGraph
 from .trainer import FAILED_COST
 
@@ -108,8 +109,11 @@ class RecordStore:
     def __len__(self) -> int:
         return sum(s.records for s in self.summary.values())
 
-    def labels(self, part: Records) -> np.ndarray:
-        """Normalized throughput ``best cost of the task / cost`` (0 if it failed), float32."""
+    def labels(self, part: Records, log_throughput: bool = False) -> np.ndarray:
+        """Normalized throughput ``best cost of the task / cost`` (0 if it failed), float32;
+        with ``log_throughput``, :func:`.metrics.log_throughput` instead."""
+        if log_throughput:
+            return metrics.log_throughput(part.costs).astype(np.float32)
         best = np.array([self.summary[t].best for t in part.tasks])
         costs = np.asarray(part.costs, dtype=float)
         ok = (costs > 0) & (costs < FAILED_COST) & np.isfinite(best)

@@ -18,8 +18,8 @@ import torch
 
 from .config import ModelConfig, TrainerConfig, check_trainer_config
 from .graph import ProgramGraph, batch_graphs
-from .losses import make_loss, score_from_raw
-from .metrics import normalized_throughput
+from .losses import make_loss, score_from_raw, uses_log_throughput
+from .metrics import log_throughput, normalized_throughput
 from .model import ProgramGNN
 
 logger = logging.getLogger("tvm_gnn_cost")
@@ -65,6 +65,7 @@ class OnlineTrainer:
             self.model.parameters(), lr=self.config.lr, weight_decay=self.config.weight_decay
         )
         self.loss_fn = make_loss(self.config.loss)
+        self.log_throughput = uses_log_throughput(self.config.loss)
         self.graphs: List[ProgramGraph] = []
         self.groups: List[int] = []
         self.costs: List[float] = []
@@ -106,7 +107,11 @@ class OnlineTrainer:
         return used
 
     def labels(self) -> np.ndarray:
-        """Normalized throughput ``min_cost(task) / cost`` over the history; 0 if failed."""
+        """Labels of the history for the configured loss: normalized throughput
+        ``min_cost(task) / cost`` (0 if failed), or for log-throughput losses
+        ``ln(1 ms / cost)`` (``-inf`` if failed)."""
+        if self.log_throughput:
+            return log_throughput(self.costs)
         return normalized_throughput(self.costs, self.groups)
 
     @property
@@ -124,7 +129,7 @@ class OnlineTrainer:
         cfg = self.config
         n = len(self.graphs)
         y_all = self.labels()
-        if n < cfg.num_warmup_sample or not (y_all > 0).any():
+        if n < cfg.num_warmup_sample or not np.isfinite(self.costs).any():
             return None
         if not self.normalized:
             rows = torch.from_numpy(np.concatenate([g.features for g in self.graphs]))
@@ -196,7 +201,7 @@ class OnlineTrainer:
         if not self.ready:
             out[valid] = [_hash_score(graphs[i], self.config.seed) for i in valid]
             return out
-        out[valid] = score_graphs(self.model, [graphs[i] for i in valid])
+        out[valid] = score_graphs(self.model, [graphs[i] for i in valid], self.log_throughput)
         sigma = self.exploration(task)
         if sigma > 0:
             salt = self.config.seed * 7919 + self.n_fits
@@ -227,13 +232,15 @@ class OnlineTrainer:
         self.model.eval()
 
 
-def score_graphs(model: ProgramGNN, graphs: Sequence[ProgramGraph]) -> np.ndarray:
-    """Positive scores of valid, non-empty ``graphs``, in batches, without gradients."""
+def score_graphs(model: ProgramGNN, graphs: Sequence[ProgramGraph],
+                 log_throughput: bool = False) -> np.ndarray:
+    """Positive scores of valid, non-empty ``graphs``, in batches, without gradients
+    (``exp`` of the raw score for a model trained on log throughput)."""
     out = np.zeros(len(graphs))
     with torch.inference_mode():
         for s in range(0, len(graphs), _PREDICT_CHUNK):
             r = model(batch_graphs(graphs[s:s + _PREDICT_CHUNK]))
-            out[s:s + _PREDICT_CHUNK] = score_from_raw(r.double()).numpy()
+            out[s:s + _PREDICT_CHUNK] = score_from_raw(r.double(), log_throughput).numpy()
     return out
 
 
