@@ -48,7 +48,7 @@ class TrainerConfig:
     num_warmup_sample: int = 16  # measured records before the model is trusted
     max_history: int = 200_000  # records kept for training; the oldest go first
     pairs_per_graph: int = 8  # sampled same-task pairs per graph for ranking losses
-    explore_records: int = 32  # a task with fewer valid records of its own gets noisy scores
+    explore_records: int = 8  # a task with fewer valid records of its own gets noisy scores
     explore_sigma: float = 1.0  # log-scale noise on such a task's scores, fading as records come
     seed: int = 0
 
