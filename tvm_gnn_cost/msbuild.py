@@ -8,7 +8,8 @@ about 250 TVMScript functions (each parse walks ``inspect.stack()`` over every l
 torch's included, since ``tvm_ffi`` imports torch). MetaSchedule starts new builder processes
 for every batch, so every batch pays it again (18-23 s on a 2-core machine, against well under
 a second for the build itself), and since the import falls inside each process's first job, it
-counts against the builder's 30 s timeout: on a machine 1.5x slower, every build times out.
+counts against the builder's 30 s timeout: on a CI machine 3.7x slower than that one, every
+build timed out.
 The build needs none of those intrinsics: a tensorized schedule already holds their bodies.
 TVM 0.19's default build does not import them, so there the builder is MetaSchedule's own.
 

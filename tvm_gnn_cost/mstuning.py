@@ -14,7 +14,7 @@ import math
 import os
 import time
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .curves import Curve
 from .metaschedule import GNNMetaCostModel, derived_object, ms, run_cost
@@ -132,7 +132,7 @@ class _CurveCallback(ms.measure_callback.PyMeasureCallback):
         super().__init__()
         self.curve, self.weights, self.start = curve, list(weights), start
         self.best = [math.inf] * len(self.weights)
-        self.first_error: dict = {}
+        self.first_error: Dict[int, str] = {}
         self.trials = 0
 
     def apply(self, task_scheduler, task_id, measure_candidates, builder_results,
