@@ -183,7 +183,7 @@ def test_a_run_whose_every_build_fails_ends_cleanly_and_says_why(tmp_path, caplo
     assert "| random | 1 | inf" in summary_table([curve])
 
 
-def test_the_local_builder_builds_what_metaschedule_schedules(tmp_path):
+def test_the_local_builder_builds_what_metaschedule_schedules():
     """The project's builder (without apache-tvm's per-batch tensor-intrinsic import) builds
     scheduled programs that MetaSchedule's runner then times."""
     sch, get_block = _schedule(tvm.IRModule({"main": _prim_func(workloads.matmul,
