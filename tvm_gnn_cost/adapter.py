@@ -13,6 +13,7 @@ from .checkpoint import check_feature_names, load_checkpoint, save_checkpoint
 from .config import FeaturizerConfig, ModelConfig, TrainerConfig
 from .featurizer import StateFeaturizer, task_key
 from .logfile import read_log
+from .prior import blend_scores, prior_weight
 from .records import TaskRebuilder, group_by_task, infer_bound
 from .trainer import OnlineTrainer
 
@@ -37,18 +38,29 @@ class GNNCostModel(PythonBasedModel):
         random scores). Overrides ``trainer_config.num_warmup_sample``.
     model_config, trainer_config, featurizer_config : optional
         See :mod:`tvm_gnn_cost.config`.
+    prior : str, optional
+        Checkpoint of a pretrained GNN (``tvm-gnn-cost pretrain``) to keep frozen as a
+        prior, see :meth:`load_prior`.
+    prior_records : float
+        A task's own valid records at which the prior and the online GNN weigh the same.
     """
 
     def __init__(self, seed: int = 0, num_warmup_sample: Optional[int] = None,
                  model_config: Optional[ModelConfig] = None,
                  trainer_config: Optional[TrainerConfig] = None,
-                 featurizer_config: Optional[FeaturizerConfig] = None):
+                 featurizer_config: Optional[FeaturizerConfig] = None,
+                 prior: Optional[str] = None, prior_records: float = 16.0):
         super().__init__()
         tcfg = replace(trainer_config or TrainerConfig(), seed=seed)
         if num_warmup_sample is not None:
             tcfg = replace(tcfg, num_warmup_sample=num_warmup_sample)
         self._build(model_config or ModelConfig(), tcfg, featurizer_config or FeaturizerConfig())
         self.rebuilder = TaskRebuilder()
+        self.prior: Optional[OnlineTrainer] = None
+        self.prior_records = float(prior_records)
+        prior_weight(0, self.prior_records)  # refuses a negative setting now, not mid-search
+        if prior is not None:
+            self.load_prior(prior)
 
     def _build(self, mcfg: ModelConfig, tcfg: TrainerConfig, fcfg: FeaturizerConfig) -> None:
         self.featurizer = StateFeaturizer(fcfg)
@@ -113,7 +125,16 @@ class GNNCostModel(PythonBasedModel):
         np.ndarray
             ``len(states)`` scores.
         """
-        return self.trainer.predict(self.featurizer.featurize(task, states), task_key(task))
+        graphs = self.featurizer.featurize(task, states)
+        key = task_key(task)
+        online = self.trainer.predict(graphs, key)
+        if self.prior is None:
+            return online
+        prior = self.prior.predict(graphs, key)
+        if not self.trainer.ready:
+            return prior
+        w = prior_weight(self.trainer.task_valid.get(key, 0), self.prior_records)
+        return blend_scores(prior, online, w)
 
     def predict_stages(self, task, states):
         """Not used by Ansor's search; per-stage scores are not offered."""
@@ -147,7 +168,10 @@ class GNNCostModel(PythonBasedModel):
         return report.used
 
     def save(self, file_name: str) -> None:
-        """Write weights, configuration and feature schema; atomic (old file kept on a crash)."""
+        """Write weights, configuration and feature schema; atomic (old file kept on a crash).
+
+        With a prior, this saves the online GNN; the prior stays in its own file.
+        """
         save_checkpoint(file_name, self.trainer, self.featurizer.config, self.featurizer.names)
 
     def load(self, file_name: str) -> None:
@@ -163,3 +187,29 @@ class GNNCostModel(PythonBasedModel):
         self._build(mcfg, tcfg, fcfg)
         check_feature_names(file_name, payload, self.featurizer.names)
         self.trainer.load_state(payload["state"])
+
+    def load_prior(self, file_name: str) -> None:
+        """Keep the pretrained GNN of ``file_name`` frozen as a prior for this model.
+
+        The online GNN keeps learning this job from its own measurements, without
+        exploration noise; on each task the two scores are mixed, the prior leading
+        until the task has about ``prior_records`` valid records of its own (see
+        :mod:`tvm_gnn_cost.prior`). Unlike :meth:`load`, the pretrained weights
+        are never fine-tuned, so what they learned is not erased by a few records.
+
+        Raises
+        ------
+        ValueError
+            If the file is not a GNNCostModel checkpoint, or was written with
+            other featurizer settings or another feature schema than this model's.
+        """
+        payload, mcfg, tcfg, fcfg = load_checkpoint(file_name)
+        if fcfg != self.featurizer.config:
+            raise ValueError(f"{file_name} was trained with {fcfg}, this model featurizes with "
+                             f"{self.featurizer.config}; pass featurizer_config={fcfg} to "
+                             "GNNCostModel to use it as a prior")
+        check_feature_names(file_name, payload, self.featurizer.names)
+        prior = OnlineTrainer(self.featurizer.n_features, mcfg, replace(tcfg, explore_records=0))
+        prior.load_state(payload["state"])
+        self.prior = prior
+        self.trainer.config = replace(self.trainer.config, explore_records=0)

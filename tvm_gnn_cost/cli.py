@@ -21,8 +21,9 @@ from .config import LOSSES, TrainerConfig
 
 logger = logging.getLogger("tvm_gnn_cost")
 
-#: Models ``compare`` runs; ``gnn-pretrained`` is the GNN started from ``--pretrained``.
-COMPARE_MODELS = ("gnn", "xgb", "random", "gnn-pretrained")
+#: Models ``compare`` runs; ``gnn-pretrained`` is the GNN started from ``--pretrained``,
+#: ``gnn-prior`` the online GNN with ``--pretrained`` as a frozen prior.
+COMPARE_MODELS = ("gnn", "xgb", "random", "gnn-pretrained", "gnn-prior")
 
 
 def _shape(text: str):
@@ -69,14 +70,23 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--save-model", default=None, help="save the GNN here after tuning")
     t.add_argument("--pretrained", default=None,
                    help="start the GNN from this checkpoint (see pretrain); it keeps learning")
+    t.add_argument("--prior", default=None,
+                   help="keep this pretrained checkpoint frozen as a prior: an online GNN "
+                        "learns the job and takes over each task as its records come in")
+    t.add_argument("--prior-records", type=float, default=16.0,
+                   help="a task's own records at which prior and online GNN weigh the same")
 
     c = sub.add_parser("compare", help="tune with several cost models and compare search curves")
     _add_workload_args(c)
     c.add_argument("--models", default="gnn,xgb",
-                   help="comma-separated: gnn, xgb, random, and gnn-pretrained (the GNN started "
-                        "from --pretrained)")
+                   help="comma-separated: gnn, xgb, random, gnn-pretrained (the GNN started "
+                        "from --pretrained) and gnn-prior (an online GNN with --pretrained "
+                        "as a frozen prior)")
     c.add_argument("--pretrained", default=None,
-                   help="checkpoint the gnn-pretrained runs start from (see pretrain)")
+                   help="checkpoint the gnn-pretrained and gnn-prior runs use (see pretrain)")
+    c.add_argument("--prior-records", type=float, default=16.0,
+                   help="gnn-prior: a task's own records at which prior and online GNN weigh "
+                        "the same")
     c.add_argument("--searcher", choices=["ansor", "metaschedule"], default="ansor",
                    help="the search to compare models in; metaschedule takes the models gnn, "
                         "xgb, mlp and random (MetaSchedule's own)")
@@ -180,6 +190,7 @@ def _search_params(args):
 
 
 def cmd_tune(args) -> int:
+    from .adapter import GNNCostModel
     from .deploy import build_and_time
     from .networks import load_workload
     from .tuning import make_model, tune
@@ -188,12 +199,18 @@ def cmd_tune(args) -> int:
     if os.path.exists(args.log) and not args.resume:
         raise SystemExit(f"error: {args.log} exists; pass --resume to continue it, "
                          "or choose another --log")
+    if args.pretrained and args.model != "gnn":
+        raise SystemExit("error: --pretrained needs --model gnn")
+    if args.prior and (args.model != "gnn" or args.pretrained):
+        raise SystemExit("error: --prior needs --model gnn and no --pretrained (it keeps "
+                         "the checkpoint frozen beside an online GNN)")
     workload = load_workload(args.network, target, args.batch_size, args.input_shape)
     print(f"{args.network}: {len(workload.tasks)} tasks, target {target}", flush=True)
-    model = make_model(args.model, seed=args.seed)
+    if args.prior:
+        model = GNNCostModel(seed=args.seed, prior=args.prior, prior_records=args.prior_records)
+    else:
+        model = make_model(args.model, seed=args.seed)
     if args.pretrained:
-        if args.model != "gnn":
-            raise SystemExit("error: --pretrained needs --model gnn")
         model.load(args.pretrained)
     curve = tune(workload.tasks, model, args.trials, args.log, weights=workload.weights,
                  seed=args.seed, search_params=_search_params(args),
@@ -225,9 +242,10 @@ def cmd_compare(args) -> int:
     if unknown or not models:
         raise SystemExit(f"error: --models takes some of {', '.join(COMPARE_MODELS)}; "
                          f"got {args.models!r}")
-    if "gnn-pretrained" in models and not (args.pretrained and os.path.exists(args.pretrained)):
-        raise SystemExit("error: gnn-pretrained needs --pretrained CHECKPOINT (an existing file "
-                         "written by `tvm-gnn-cost pretrain`)")
+    for name in {"gnn-pretrained", "gnn-prior"} & set(models):
+        if not (args.pretrained and os.path.exists(args.pretrained)):
+            raise SystemExit(f"error: {name} needs --pretrained CHECKPOINT (an existing file "
+                             "written by `tvm-gnn-cost pretrain`)")
     workload = load_workload(args.network, target, args.batch_size, args.input_shape)
     logs_dir = os.path.join(args.out, "logs")
     os.makedirs(logs_dir, exist_ok=True)
@@ -404,10 +422,12 @@ def _tune_run(args, tasks, target, model: str, seed: int, log: str, max_restarts
     cmd = [sys.executable, "-m", "tvm_gnn_cost", "tune", "--network", args.network,
            "--batch-size", str(args.batch_size), "--target", str(target),
            "--search", args.search, "--measures-per-round", str(args.measures_per_round),
-           "--model", "gnn" if model == "gnn-pretrained" else model, "--seed", str(seed),
+           "--model", "gnn" if model.startswith("gnn") else model, "--seed", str(seed),
            "--trials", str(args.trials), "--log", log, "--no-build"]
     if model == "gnn-pretrained":
         cmd += ["--pretrained", args.pretrained]
+    if model == "gnn-prior":
+        cmd += ["--prior", args.pretrained, "--prior-records", str(args.prior_records)]
     if args.input_shape:
         cmd += ["--input-shape", ",".join(map(str, args.input_shape))]
     if args.verbose:

@@ -1,0 +1,71 @@
+"""A frozen pretrained prior mixed with the online GNN: the weights, the mix, and the adapter."""
+import os
+
+import numpy as np
+import pytest
+
+from tvm_gnn_cost.prior import blend_scores, prior_weight
+
+SHIPPED = os.path.join(os.path.dirname(__file__), "..", "data", "gnn-cpu.pt")
+
+
+def test_the_prior_leads_a_task_until_it_has_prior_records_of_its_own():
+    assert prior_weight(0, 16) == 1.0
+    assert prior_weight(16, 16) == 0.5
+    assert prior_weight(48, 16) == 0.25
+    assert prior_weight(0, 0) == 1.0 and prior_weight(1, 0) == 0.0
+    with pytest.raises(ValueError):
+        prior_weight(3, -1)
+
+
+def test_scores_mix_as_a_weighted_geometric_mean_and_unreadable_states_stay_out():
+    prior = np.array([4.0, 1.0, -np.inf, 2.0])
+    online = np.array([1.0, 4.0, 3.0, -np.inf])
+    mixed = blend_scores(prior, online, 0.5)
+    np.testing.assert_allclose(mixed[:2], [2.0, 2.0])
+    assert np.isneginf(mixed[2:]).all()
+    np.testing.assert_allclose(blend_scores(prior, online, 0.25)[:2], [4 ** 0.25, 4 ** 0.75])
+    np.testing.assert_array_equal(blend_scores(prior, online, 1.0), prior)
+    np.testing.assert_array_equal(blend_scores(prior, online, 0.0), online)
+    assert np.isfinite(blend_scores(np.array([0.0]), np.array([1.0]), 0.5)).all()
+    with pytest.raises(ValueError, match="shape"):
+        blend_scores(prior, online[:2], 0.5)
+    with pytest.raises(ValueError, match="w_prior"):
+        blend_scores(prior, online, 1.5)
+
+
+def test_a_frozen_prior_scores_first_then_shares_with_the_online_gnn(measured_conv, conv_task):
+    from tvm_gnn_cost.adapter import GNNCostModel
+    from tvm_gnn_cost.featurizer import task_key
+
+    _, inputs, results = measured_conv
+    states = [i.state for i in inputs[:48]]
+    alone = GNNCostModel()
+    alone.load(SHIPPED)
+    model = GNNCostModel(prior=SHIPPED, prior_records=8)
+    assert model.trainer.config.explore_records == 0  # the prior explores for it
+    first = model.predict(conv_task, states)
+    np.testing.assert_allclose(first, alone.predict(conv_task, states), rtol=1e-6)
+
+    model.update(inputs[48:], results[48:])
+    assert model.trainer.ready
+    graphs = model.featurizer.featurize(conv_task, states)
+    prior_now = model.prior.predict(graphs)
+    np.testing.assert_allclose(prior_now, alone.trainer.predict(graphs), rtol=1e-6)  # frozen
+    own = model.trainer.task_valid[task_key(conv_task)]
+    assert own > 0
+    expect = blend_scores(prior_now, model.trainer.predict(graphs, task_key(conv_task)),
+                          prior_weight(own, 8))
+    np.testing.assert_allclose(model.predict(conv_task, states), expect, rtol=1e-6)
+    assert not np.allclose(model.predict(conv_task, states), first)
+
+
+def test_a_prior_of_other_featurizer_settings_is_refused_with_the_fix():
+    pytest.importorskip("tvm")
+    from tvm_gnn_cost.adapter import GNNCostModel
+    from tvm_gnn_cost.config import FeaturizerConfig
+
+    with pytest.raises(ValueError, match="featurizer_config="):
+        GNNCostModel(featurizer_config=FeaturizerConfig(max_loops=4), prior=SHIPPED)
+    with pytest.raises(ValueError):
+        GNNCostModel(prior_records=-1)
