@@ -3,10 +3,14 @@
 # of any resnet-18 task: resnet-50's seven shared tasks and the softmax are left out of its
 # logs) tunes resnet-18 against online XGBModel, same settings as the online comparison
 # (benchmarks/results/r18-round8). Writes benchmarks/results/r18-transfer/.
+# MODELS=gnn-prior,xgb NAME=r18-prior: the same checkpoint as a frozen prior beside an online
+# GNN (PRIOR_RECORDS, default 128) instead of fine-tuned.
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
-RUN=runs/r18-transfer
-OUT=benchmarks/results/r18-transfer
+NAME=${NAME:-r18-transfer}
+MODELS=${MODELS:-gnn-pretrained,xgb}
+RUN=runs/$NAME
+OUT=benchmarks/results/$NAME
 SEEDS=${SEEDS:-3}
 mkdir -p "$RUN" "$OUT"
 export TOPHUB_LOCATION=NONE
@@ -19,7 +23,7 @@ $PY -m tvm_gnn_cost pretrain "$RUN"/data/*.json.gz --out "$RUN/gnn-val.pt" --wor
 EPOCHS=$(sed -n 's/.*best epoch \([0-9]*\) of.*/\1/p' "$OUT/pretrain.txt")
 $PY -m tvm_gnn_cost pretrain "$RUN"/data/*.json.gz --out "$RUN/gnn-no-r18.pt" --workers 2 \
   --val-fraction 0 --epochs "$EPOCHS" | tee -a "$OUT/pretrain.txt"
-$PY -m tvm_gnn_cost compare --network resnet-18 --models gnn-pretrained,xgb \
-  --pretrained "$RUN/gnn-no-r18.pt" --trials 480 --seeds "$SEEDS" --measures-per-round 8 \
-  --out "$RUN"
+$PY -m tvm_gnn_cost compare --network resnet-18 --models "$MODELS" \
+  --pretrained "$RUN/gnn-no-r18.pt" --prior-records "${PRIOR_RECORDS:-128}" --trials 480 \
+  --seeds "$SEEDS" --measures-per-round 8 --out "$RUN"
 cp "$RUN"/{curves.csv,curves.json,curves.png,summary.md} "$OUT/"

@@ -69,3 +69,22 @@ def test_a_prior_of_other_featurizer_settings_is_refused_with_the_fix():
         GNNCostModel(featurizer_config=FeaturizerConfig(max_loops=4), prior=SHIPPED)
     with pytest.raises(ValueError):
         GNNCostModel(prior_records=-1)
+
+
+def test_tune_with_a_prior_measures_real_programs_and_refuses_it_for_xgboost(tmp_path, capsys):
+    pytest.importorskip("tvm")
+    from tvm import auto_scheduler
+
+    from tvm_gnn_cost.cli import main
+    from tvm_gnn_cost.records import measured_cost
+
+    log = str(tmp_path / "mm.json")
+    args = ["--network", "matmul", "--input-shape", "128,128,128", "--measures-per-round", "8",
+            "--trials", "16", "--log", log, "--no-build"]
+    with pytest.raises(SystemExit, match="--prior needs --model gnn"):
+        main(["tune", *args, "--model", "xgb", "--prior", SHIPPED])
+    assert not os.path.exists(log)
+    assert main(["tune", *args, "--prior", SHIPPED, "--prior-records", "8"]) == 0
+    costs = [measured_cost(r) for _, r in auto_scheduler.RecordReader(log)]
+    assert len(costs) == 16 and min(costs) < 1.0  # seconds: real programs ran
+    assert "estimated latency" in capsys.readouterr().out

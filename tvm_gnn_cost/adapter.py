@@ -49,7 +49,7 @@ class GNNCostModel(PythonBasedModel):
                  model_config: Optional[ModelConfig] = None,
                  trainer_config: Optional[TrainerConfig] = None,
                  featurizer_config: Optional[FeaturizerConfig] = None,
-                 prior: Optional[str] = None, prior_records: float = 16.0):
+                 prior: Optional[str] = None, prior_records: float = 128.0):
         super().__init__()
         tcfg = replace(trainer_config or TrainerConfig(), seed=seed)
         if num_warmup_sample is not None:

@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--prior", default=None,
                    help="keep this pretrained checkpoint frozen as a prior: an online GNN "
                         "learns the job and takes over each task as its records come in")
-    t.add_argument("--prior-records", type=float, default=16.0,
+    t.add_argument("--prior-records", type=float, default=128.0,
                    help="a task's own records at which prior and online GNN weigh the same")
 
     c = sub.add_parser("compare", help="tune with several cost models and compare search curves")
@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "as a frozen prior)")
     c.add_argument("--pretrained", default=None,
                    help="checkpoint the gnn-pretrained and gnn-prior runs use (see pretrain)")
-    c.add_argument("--prior-records", type=float, default=16.0,
+    c.add_argument("--prior-records", type=float, default=128.0,
                    help="gnn-prior: a task's own records at which prior and online GNN weigh "
                         "the same")
     c.add_argument("--searcher", choices=["ansor", "metaschedule"], default="ansor",
