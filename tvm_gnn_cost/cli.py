@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="start the GNN from this checkpoint (see pretrain); it keeps learning")
     t.add_argument("--prior", default=None,
                    help="keep this pretrained checkpoint frozen as a prior: an online GNN "
-                        "learns the job and takes over each task as its records come in")
+                        "learns the job and gains weight on each task as its records come in")
     t.add_argument("--prior-records", type=float, default=128.0,
                    help="a task's own records at which prior and online GNN weigh the same")
 
