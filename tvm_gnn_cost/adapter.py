@@ -127,14 +127,13 @@ class GNNCostModel(PythonBasedModel):
         """
         graphs = self.featurizer.featurize(task, states)
         key = task_key(task)
-        online = self.trainer.predict(graphs, key)
         if self.prior is None:
-            return online
+            return self.trainer.predict(graphs, key)
         prior = self.prior.predict(graphs, key)
-        if not self.trainer.ready:
+        if not self.trainer.ready:  # its hash scores would be thrown away
             return prior
         w = prior_weight(self.trainer.task_valid.get(key, 0), self.prior_records)
-        return blend_scores(prior, online, w)
+        return blend_scores(prior, self.trainer.predict(graphs, key), w)
 
     def predict_stages(self, task, states):
         """Not used by Ansor's search; per-stage scores are not offered."""
