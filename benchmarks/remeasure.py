@@ -1,0 +1,91 @@
+"""How well can any model do on these labels? Measure the held-out programs a second time and
+score the second measurement as if it were a model's prediction of the first.
+
+Random programs of one task can be a few percent apart, closer than the measurement noise; the
+pairwise accuracy, top-k scores and RMSE that a second measurement gets against the first are
+the ceiling for any cost model on the same logs. Remeasured records go to ``--out`` (one plain
+Ansor log per input log, resumable: what is there already is not measured again).
+
+    .venv/bin/python benchmarks/remeasure.py data/heldout/*.json.gz --out /tmp/remeasure \
+        --train data/train/*.json.gz
+
+``--train`` leaves out the held-out tasks that the training logs hold too, as ``tvm-gnn-cost
+evaluate`` does, so the table compares with its. A second folder measures the measurements
+again (``remeasure.py /tmp/remeasure/*.json --out /tmp/remeasure2``, task files copied beside).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from tvm_gnn_cost.dataset import register_logs  # noqa: E402
+from tvm_gnn_cost.evaluate import (METRICS, Scored, drop_seen, load_groups, metrics,  # noqa: E402
+                                   read_logs)
+from tvm_gnn_cost.featurizer import task_key  # noqa: E402
+from tvm_gnn_cost.records import TaskRebuilder, measured_cost  # noqa: E402
+from tvm_gnn_cost.sampling import measure_states  # noqa: E402
+
+
+def _remeasured(log: str, out_dir: str, seen: list, chunk: int = 16):
+    """Groups of ``log`` (but the workloads of the records ``seen``) and the same programs measured again
+    (costs in the same order)."""
+    out = os.path.join(out_dir, os.path.basename(log).replace(".gz", ""))
+    rebuilder = TaskRebuilder()
+    groups = drop_seen(load_groups([log], rebuilder), seen)
+    done = {}
+    if os.path.exists(out):
+        for g in load_groups([out], rebuilder):
+            done[task_key(g.task)] = g.costs
+    second = []
+    for g in groups:
+        costs = list(done.get(task_key(g.task), []))
+        start = time.time()
+        for s in range(len(costs), len(g.states), chunk):
+            _, results = measure_states(g.task, g.states[s:s + chunk], out)
+            costs += [measured_cost(r) for r in results]
+        if time.time() - start > 1:
+            print(f"{os.path.basename(log)} {g.name}: {len(g.states)} programs "
+                  f"({time.time() - start:.0f} s)", flush=True)
+        second.append(np.asarray(costs[:len(g.states)], float))
+    return groups, second
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("logs", nargs="+")
+    p.add_argument("--out", required=True, help="folder for the second measurements")
+    p.add_argument("--train", nargs="*", default=[],
+                   help="training logs: held-out tasks they hold too are left out")
+    args = p.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    register_logs(args.logs)
+    seen = read_logs(args.train)[0]
+    rows = {}
+    for log in args.logs:
+        groups, second = _remeasured(log, args.out, seen)
+        # the second measurement "predicts" throughput: best second cost / second cost
+        scored = [Scored(g.name, np.where(c2 < 1e10, c2[c2 < 1e10].min(initial=np.inf) / c2, 0.0),
+                         np.asarray(g.costs, float), g.weight) for g, c2 in zip(groups, second)]
+        rows[os.path.basename(log)] = scored
+        c1 = np.concatenate([s.costs for s in scored])
+        c2 = np.concatenate(second)
+        ok = (c1 < 1e10) & (c2 < 1e10)
+        ratio = c2[ok] / c1[ok]
+        print(f"{os.path.basename(log)}: second / first cost, median {np.median(ratio):.3f}, "
+              f"5-95% {np.percentile(ratio, 5):.3f}-{np.percentile(ratio, 95):.3f}; "
+              f"ran in one only: {int(((c1 < 1e10) != (c2 < 1e10)).sum())}")
+    rows["all"] = [s for v in rows.values() for s in v]
+    print("| logs | " + " | ".join(METRICS) + " |\n|---|" + "---:|" * len(METRICS))
+    for name, scored in rows.items():
+        m = metrics(scored)
+        print(f"| {name} | " + " | ".join(f"{m[k]:.3f}" for k in METRICS) + " |")
+
+
+if __name__ == "__main__":
+    main()
