@@ -1,11 +1,15 @@
 """GNN, losses and online trainer on synthetic graphs (no TVM needed)."""
+import math
+
 import numpy as np
 import pytest
 import torch
 
+from tvm_gnn_cost.batching import task_batches
 from tvm_gnn_cost.config import ModelConfig, TrainerConfig
 from tvm_gnn_cost.graph import ProgramGraph, batch_graphs
-from tvm_gnn_cost.losses import lambdarank_loss, make_loss, pairwise_loss
+from tvm_gnn_cost.losses import (lambdarank_loss, make_loss, pairwise_loss,
+                                 weighted_pairwise_loss)
 from tvm_gnn_cost.metrics import (log_throughput, normalized_throughput, pairwise_accuracy,
                                   per_task_share, recall_at_k, throughput_errors, topk_score)
 from tvm_gnn_cost.trainer import FAILED_COST, OnlineTrainer
@@ -44,6 +48,32 @@ def test_batch_offsets_edges():
     assert b.graph_ids.tolist() == [0, 0, 1, 1, 1]
     with pytest.raises(ValueError, match="invalid"):
         batch_graphs([g1, ProgramGraph.invalid(3)])
+
+
+def _same_task_pairs(batches, groups):
+    return sum(int((np.bincount(groups[b.numpy()]) * (np.bincount(groups[b.numpy()]) - 1)).sum() // 2)
+               for b in batches)
+
+
+def test_task_batches_keep_runs_of_a_task_together_and_use_every_record_once():
+    groups = np.repeat(np.arange(130), 48)  # the shipped corpus' shape: 130 tasks, 48 a task
+    groups = groups[np.random.default_rng(0).permutation(len(groups))]
+    runs = task_batches(groups, 256, 32, torch.Generator().manual_seed(0))
+    plain = task_batches(groups, 256, 0, torch.Generator().manual_seed(0))
+    for batches in (runs, plain):
+        idx = np.concatenate([b.numpy() for b in batches])
+        assert sorted(idx.tolist()) == list(range(len(groups)))  # each record once
+        assert max(len(b) for b in batches) <= 256
+    # each task is cut into a run of 32 and one of 16, and a run is never split (both runs
+    # of a task can land in one batch)
+    for b in runs:
+        counts = np.bincount(groups[b.numpy()])
+        assert set(counts[counts > 0].tolist()) <= {16, 32, 48}
+    # at least 130 x (C(32, 2) + C(16, 2)) = 80,080 same-task pairs an epoch
+    assert _same_task_pairs(runs, groups) >= 130 * (32 * 31 // 2 + 16 * 15 // 2)
+    assert _same_task_pairs(plain, groups) < 0.1 * _same_task_pairs(runs, groups)
+    again = task_batches(groups, 256, 32, torch.Generator().manual_seed(0))
+    assert all(torch.equal(a, b) for a, b in zip(runs, again))  # same generator, same batches
 
 
 def test_labels_are_per_task_throughput_and_failures_are_worst():
@@ -141,7 +171,8 @@ def test_ranking_losses_prefer_the_right_order():
     g = torch.tensor([0, 0, 0, 1])
     right = torch.tensor([3.0, 2.0, 1.0, 0.0])
     wrong = torch.tensor([1.0, 2.0, 3.0, 0.0])
-    for fn in (pairwise_loss, lambdarank_loss, make_loss("pairwise+mse")):
+    for fn in (pairwise_loss, lambdarank_loss, weighted_pairwise_loss, make_loss("pairwise+mse"),
+               make_loss("wpairwise+mse")):
         assert fn(right, y, g) < fn(wrong, y, g)
     log_y = torch.tensor([0.5, -0.2, -float("inf"), 1.0])  # a failure is the worst of task 0
     logmse = make_loss("pairwise+logmse")
@@ -149,6 +180,20 @@ def test_ranking_losses_prefer_the_right_order():
     assert logmse(exact, log_y, g) < logmse(right, log_y, g)  # the values count, too
     assert logmse(exact, log_y, g) < logmse(torch.tensor([-0.2, 0.5, -3.0, 1.0]), log_y, g)
     assert torch.isfinite(logmse(right, torch.full((4,), -float("inf")), g))
+
+
+def test_weighted_pairwise_loss_counts_close_pairs_less():
+    """Pair weights |ln(y_i / y_j)| / ln 2, at most 1: by hand on three programs of one task."""
+    y = torch.tensor([1.0, 0.9, 0.25])
+    g = torch.zeros(3, dtype=torch.int64)
+    r = torch.tensor([1.0, 0.0, 0.0])
+    w = [math.log(1 / 0.9) / math.log(2), 1.0, 1.0]  # (0, 1) 1.11x; (0, 2) 4x; (1, 2) 3.6x
+    sp = [math.log1p(math.exp(-1.0)), math.log1p(math.exp(-1.0)), math.log(2.0)]  # softplus(-diff)
+    expected = sum(a * b for a, b in zip(w, sp)) / sum(w)
+    assert weighted_pairwise_loss(r, y, g).item() == pytest.approx(expected, rel=1e-6)
+    # all pairs 2x or more apart: plain RankNet
+    y2 = torch.tensor([1.0, 0.5, 0.25])
+    assert weighted_pairwise_loss(r, y2, g).item() == pytest.approx(pairwise_loss(r, y2, g).item())
 
 
 def test_a_task_measured_only_slow_is_learned_as_slow_on_log_throughput():

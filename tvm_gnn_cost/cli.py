@@ -17,7 +17,7 @@ import sys
 import time
 from typing import List, Optional
 
-from .config import LOSSES, TrainerConfig
+from .config import LOSSES, PretrainConfig, TrainerConfig
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -120,6 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
     pt.add_argument("--loss", choices=LOSSES, default=TrainerConfig.loss,
                     help="training loss; pairwise+logmse learns log throughput (comparable "
                          "across tasks) instead of throughput normalized per task")
+    pt.add_argument("--per-task", type=int, default=PretrainConfig.per_task,
+                    help="programs of one task kept together in a training batch, for the "
+                         "ranking loss's same-task pairs (0: random batches)")
     pt.add_argument("--val-fraction", type=float, default=0.2, help="share of tasks held out")
     pt.add_argument("--seed", type=int, default=0)
     pt.add_argument("--nproc", type=int, default=1,
@@ -362,7 +365,7 @@ def cmd_pretrain(args) -> int:
                                                       loss=args.loss))
     cfg = PretrainConfig(epochs=args.epochs, patience=args.patience,
                          val_fraction=args.val_fraction, seed=args.seed,
-                         shard_size=args.shard_size)
+                         shard_size=args.shard_size, per_task=args.per_task)
     result = pretrain(model, args.logs, cfg, progress=True, nproc=args.nproc,
                       workers=args.workers, cache_dir=args.cache)
     model.save(args.out)
@@ -383,7 +386,6 @@ def cmd_evaluate(args) -> int:
 
     from .adapter import GNNCostModel
     from .evaluate import drop_seen, gnn_scorer, load_groups, read_logs, score, table, xgb_scorer
-    from .featurizer import task_key
 
     if args.baseline == "xgb" and not args.train:
         raise SystemExit("error: --baseline xgb needs --train LOGS (the GNN's training logs)")
@@ -392,7 +394,7 @@ def cmd_evaluate(args) -> int:
     train_inputs, train_results = read_logs(args.train)
     groups = load_groups(args.logs, model.rebuilder)
     if not args.include_seen:
-        groups = drop_seen(groups, {task_key(i.task) for i in train_inputs})
+        groups = drop_seen(groups, train_inputs)
     if not groups:
         raise SystemExit(f"error: no usable record of a task outside the training logs in "
                          f"{args.logs}; --include-seen evaluates on training tasks too")

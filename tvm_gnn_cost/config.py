@@ -13,7 +13,7 @@ T = TypeVar("T")
 #: Bump when the node features change meaning; checkpoints of another schema are refused.
 FEATURE_SCHEMA_VERSION = 1
 
-LOSSES = ("pairwise", "mse", "pairwise+mse", "lambdarank", "pairwise+logmse")
+LOSSES = ("pairwise", "mse", "pairwise+mse", "wpairwise+mse", "lambdarank", "pairwise+logmse")
 
 
 @dataclass
@@ -63,6 +63,9 @@ class PretrainConfig:
     seed: int = 0
     shard_size: int = 4096  # records per shard file of featurized records
     mix: int = 4  # shards loaded and shuffled together: memory holds mix x shard_size records
+    # Programs of one task kept together in a training batch, so that the ranking loss sees
+    # many same-task pairs (0: batches drawn at random; benchmarks/RESULTS.md compares them).
+    per_task: int = 32
     # Online fine-tuning of the pretrained model when it tunes a new network: from this many
     # measured records on, at this learning rate. Fine-tuning on a few records per task erases
     # what pretraining learned (benchmarks/bench_finetune.py: pairwise accuracy on the tasks

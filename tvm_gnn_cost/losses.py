@@ -11,6 +11,8 @@ as slow rather than as "the best there is".
 """
 from __future__ import annotations
 
+import math
+
 import torch
 import torch.nn.functional as F
 
@@ -45,6 +47,22 @@ def pairwise_loss(r: torch.Tensor, y: torch.Tensor, group: torch.Tensor) -> torc
         return r.sum() * 0.0
     diff = r[:, None] - r[None, :]
     return F.softplus(-diff[mask]).mean()
+
+
+def weighted_pairwise_loss(r: torch.Tensor, y: torch.Tensor, group: torch.Tensor,
+                           full_ratio: float = 2.0) -> torch.Tensor:
+    """RankNet with each pair weighted by how far apart its programs are: ``|ln(y_i / y_j)| /
+    ln(full_ratio)``, at most 1. Programs a few percent apart are ordered by measurement noise
+    as much as by their schedules (``benchmarks/remeasure.py``); pairs ``full_ratio`` or more
+    apart count in full."""
+    mask = _pairs(y, group)
+    if not mask.any():
+        return r.sum() * 0.0
+    with torch.no_grad():
+        ly = torch.log(y.clamp_min(1e-6))
+        w = ((ly[:, None] - ly[None, :]).abs() / math.log(full_ratio)).clamp(max=1.0)[mask]
+    diff = r[:, None] - r[None, :]
+    return (w * F.softplus(-diff[mask])).sum() / w.sum().clamp_min(1e-9)
 
 
 def lambdarank_loss(r: torch.Tensor, y: torch.Tensor, group: torch.Tensor) -> torch.Tensor:
@@ -93,7 +111,9 @@ def make_loss(name: str):
         return mse_loss
     if name == "pairwise+mse":
         return lambda r, y, g: pairwise_loss(r, y, g) + mse_loss(r, y, g)
+    if name == "wpairwise+mse":
+        return lambda r, y, g: weighted_pairwise_loss(r, y, g) + mse_loss(r, y, g)
     if name == "pairwise+logmse":
         return lambda r, y, g: pairwise_loss(r, y, g) + log_mse_loss(r, y, g)
-    raise ValueError(f"unknown loss {name!r}; use pairwise, lambdarank, mse, pairwise+mse or "
-                     "pairwise+logmse")
+    raise ValueError(f"unknown loss {name!r}; use pairwise, lambdarank, mse, pairwise+mse, "
+                     "wpairwise+mse or pairwise+logmse")

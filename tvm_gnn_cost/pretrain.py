@@ -17,6 +17,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 import torch
 
+from .batching import task_batches
 from .config import PretrainConfig
 from .graph import batch_graphs
 from .losses import make_loss, uses_log_throughput
@@ -186,10 +187,11 @@ def _train(net, optimizer, job: _Job, rank: int, world: int) -> dict:
                     continue
                 y = torch.from_numpy(store.labels(part, log_labels))
                 g = torch.tensor([task_ids[t] for t in part.tasks], dtype=torch.int64)
-                perm = torch.randperm(n, generator=gen)
-                bs = max(2 * world, min(job.batch_size, n))
-                for b in range(0, n - bs + 1, bs):
-                    idx = perm[b:b + bs][rank::world]
+                for batch in task_batches(g.numpy(), max(2 * world, job.batch_size),
+                                          cfg.per_task, gen):
+                    if len(batch) < 2 * world:
+                        continue
+                    idx = batch[rank::world]
                     loss = loss_fn(net(batch_graphs([part.graphs[i] for i in idx.tolist()])),
                                    y[idx], g[idx])
                     optimizer.zero_grad()
