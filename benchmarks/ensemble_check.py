@@ -20,7 +20,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from tvm_gnn_cost.adapter import GNNCostModel  # noqa: E402
 from tvm_gnn_cost.evaluate import (Scored, drop_seen, gnn_scorer, load_groups, metrics,  # noqa: E402
                                    read_logs, score)
-from tvm_gnn_cost.featurizer import task_key  # noqa: E402
 
 
 def _standardized(x: np.ndarray) -> np.ndarray:
@@ -33,7 +32,7 @@ def main() -> None:
     p.add_argument("--train", default="data/train/*.json.gz")
     p.add_argument("--heldout", default="data/heldout/*.json.gz")
     args = p.parse_args()
-    seen = {task_key(i.task) for i in read_logs(sorted(glob.glob(args.train)))[0]}
+    seen = read_logs(sorted(glob.glob(args.train)))[0]
     first = GNNCostModel()
     first.load(args.checkpoints[0])
     groups = drop_seen(load_groups(sorted(glob.glob(args.heldout)), first.rebuilder), seen)

@@ -26,6 +26,25 @@ def test_evaluation_weighs_tasks_by_their_weight_in_the_network():
     assert metrics([a, b])["top5"] == 1.0
 
 
+def test_a_held_out_task_trained_on_under_another_target_is_left_out(target):
+    """A dataset measured on two hosts holds one workload under two target strings."""
+    from types import SimpleNamespace
+
+    from tvm import auto_scheduler
+
+    from tvm_gnn_cost.evaluate import drop_seen
+    from tvm_gnn_cost.records import TaskGroup
+
+    def task(n, mcpu):
+        return auto_scheduler.SearchTask(func="tvm_gnn_cost.matmul", args=(n, n, n),
+                                         target=f"llvm -mcpu={mcpu}")
+
+    held_out = [TaskGroup(task(32, "znver5")), TaskGroup(task(16, "znver5"))]
+    trained = [SimpleNamespace(task=task(32, "znver4"))]
+    assert [g.task.workload_key for g in drop_seen(held_out, trained)] == [
+        held_out[1].task.workload_key]
+
+
 def test_pretrained_checkpoint_predicts_from_the_first_round(measured_conv, conv_task, tmp_path):
     log, inputs, _ = measured_conv
     model = GNNCostModel(seed=0)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 
@@ -68,16 +68,18 @@ def read_logs(logs: Sequence[str]) -> Tuple[list, list]:
     return inputs, results
 
 
-def drop_seen(groups: Sequence[TaskGroup], seen: Set[str]) -> List[TaskGroup]:
-    """``groups`` without the tasks (by :func:`task_key`) in ``seen``: a held-out network can
-    share a task with the training networks (squeezenet's softmax with resnet's), and a task
-    trained on is not held out."""
-    kept = [g for g in groups if task_key(g.task) not in seen]
+def drop_seen(groups: Sequence[TaskGroup], train_inputs: Sequence) -> List[TaskGroup]:
+    """``groups`` without the tasks whose workload the training records ``train_inputs`` hold:
+    a held-out network can share a task with the training networks (squeezenet's softmax with
+    resnet's), and a task trained on is not held out. The workload decides, whatever the
+    target: a dataset measured on two hosts holds one workload under two target strings."""
+    seen = {i.task.workload_key for i in train_inputs}
+    kept = [g for g in groups if g.task.workload_key not in seen]
     if len(kept) < len(groups):
         logger.warning("left out %d held-out task(s) that the training logs hold too: %s",
                        len(groups) - len(kept),
                        ", ".join(g.name or g.task.workload_key[:40]
-                                 for g in groups if task_key(g.task) in seen))
+                                 for g in groups if g.task.workload_key in seen))
     return kept
 
 
