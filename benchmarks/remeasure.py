@@ -24,6 +24,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from pair_buckets import HEADER, bucket_row  # noqa: E402  (benchmarks/, beside this file)
 from tvm_gnn_cost.dataset import register_logs  # noqa: E402
 from tvm_gnn_cost.evaluate import (METRICS, Scored, drop_seen, load_groups, metrics,  # noqa: E402
                                    read_logs)
@@ -85,6 +86,12 @@ def main() -> None:
     for name, scored in rows.items():
         m = metrics(scored)
         print(f"| {name} | " + " | ".join(f"{m[k]:.3f}" for k in METRICS) + " |")
+    scored = rows["all"]
+    print("\nPairwise accuracy of the second measurement by how far apart the first one puts a pair:")
+    print(HEADER)
+    print(bucket_row("second measurement", np.concatenate([s.scores for s in scored]),
+                     np.concatenate([s.costs for s in scored]),
+                     np.concatenate([[i] * len(s.costs) for i, s in enumerate(scored)])))
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from tvm_gnn_cost.graph import ProgramGraph, batch_graphs
 from tvm_gnn_cost.losses import (lambdarank_loss, make_loss, pairwise_loss,
                                  weighted_pairwise_loss)
 from tvm_gnn_cost.metrics import (log_throughput, normalized_throughput, pairwise_accuracy,
-                                  per_task_share, recall_at_k, throughput_errors, topk_score)
+                                  pairwise_by_ratio, per_task_share, recall_at_k, throughput_errors, topk_score)
 from tvm_gnn_cost.trainer import FAILED_COST, OnlineTrainer
 
 N_FEAT = 12
@@ -236,6 +236,24 @@ def test_pairwise_accuracy_on_a_known_case():
                             np.array([3.0, 2.0, 1.0, 0.0, 1.0]) * [1, 1, 1, -1, -1],
                             np.array(["a", "a", "a", "b", "b"]))
     assert acc == pytest.approx(3 / 4)
+
+
+def test_pairwise_accuracy_by_cost_ratio_on_a_known_case():
+    # task a, costs 1.0, 1.05, 1.5, 4.0, scores 1, 2, 2, 0. Pairs by ratio: 1.05 wrong |
+    # 1.5 wrong, 1.43 tie (half) | 4.0, 3.81, 2.67 right
+    # task b, costs 2.0, 2.4: ratio 1.2, ordered right
+    scores = np.array([1.0, 2.0, 2.0, 0.0, 5.0, 1.0])
+    costs = np.array([1.0, 1.05, 1.5, 4.0, 2.0, 2.4])
+    groups = np.array(["a", "a", "a", "a", "b", "b"])
+    got = pairwise_by_ratio(scores, costs, groups)
+    assert [n for n, _ in got] == [1, 1, 2, 3]
+    assert [acc for _, acc in got] == pytest.approx([0.0, 1.0, 0.25, 1.0])
+    # the buckets add up to the overall pairwise accuracy
+    overall = sum(n * acc for n, acc in got) / sum(n for n, _ in got)
+    assert overall == pytest.approx(pairwise_accuracy(scores, -costs, groups))
+    assert np.isnan(pairwise_by_ratio(scores[:2], costs[:2], groups[:2], edges=(2.0,))[1][1])
+    with pytest.raises(ValueError, match="drop failed"):
+        pairwise_by_ratio(scores, np.append(costs[:-1], np.inf), groups)
 
 
 def test_topk_recall_and_errors_on_a_known_case():

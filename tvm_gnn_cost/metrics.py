@@ -2,7 +2,7 @@
 and recall@k, and the error of predicted normalized throughput."""
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -35,6 +35,47 @@ def pairwise_accuracy(scores: np.ndarray, truth: np.ndarray, groups: np.ndarray)
         total += pairs.sum()
         right += (ds[pairs] > 0).sum() + 0.5 * (ds[pairs] == 0).sum()
     return right / total if total else float("nan")
+
+
+def pairwise_by_ratio(scores: np.ndarray, costs: np.ndarray, groups: np.ndarray,
+                      edges: Sequence[float] = (1.1, 1.3, 2.0)) -> List[Tuple[int, float]]:
+    """Pairwise accuracy split by how far apart each pair's measured costs are.
+
+    Parameters
+    ----------
+    scores : np.ndarray
+        Predicted scores, higher is better.
+    costs : np.ndarray
+        Measured costs of programs that ran (all finite and positive).
+    groups : np.ndarray
+        Task of each program; only pairs within a task count.
+    edges : sequence of float
+        Bucket edges on ``slower cost / faster cost``: the buckets are ``[1, e0)``, ``[e0,
+        e1)``, ..., ``[e_last, inf)``.
+
+    Returns
+    -------
+    list of (int, float)
+        Per bucket, the number of pairs and the fraction that ``scores`` order like the costs
+        (NaN where a bucket is empty; ties in ``scores`` count half, pairs of equal cost are
+        not counted).
+    """
+    scores, costs, groups = np.asarray(scores, float), np.asarray(costs, float), np.asarray(groups)
+    if not (np.isfinite(costs).all() and (costs > 0).all()):
+        raise ValueError("pairwise_by_ratio takes the costs of programs that ran: drop failed "
+                         "programs (cost >= 1e10 or inf) first")
+    bounds = np.concatenate([[1.0], np.asarray(edges, float), [np.inf]])
+    right, total = np.zeros(len(bounds) - 1), np.zeros(len(bounds) - 1)
+    for g in np.unique(groups):
+        m = groups == g
+        s, c = scores[m], costs[m]
+        faster = c[:, None] < c[None, :]            # i faster than j
+        ratio = (c[None, :] / c[:, None])[faster]
+        ds = np.sign(s[:, None] - s[None, :])[faster]
+        bucket = np.searchsorted(bounds, ratio, side="right") - 1
+        np.add.at(total, bucket, 1)
+        np.add.at(right, bucket, (ds > 0) + 0.5 * (ds == 0))
+    return [(int(t), r / t if t else float("nan")) for t, r in zip(total, right)]
 
 
 def _tasks(groups: np.ndarray):

@@ -1,0 +1,57 @@
+"""Pairwise ranking accuracy of a pretrained GNN on held-out logs, split by how far apart each
+pair's measured costs are (< 1.1x, 1.1-1.3x, 1.3-2x, > 2x).
+
+Pairs of programs a few percent apart are ordered by measurement noise as much as by their
+schedules (``benchmarks/remeasure.py`` prints the same split for a second measurement), so
+this shows where a model's errors lie: among the pairs noise blurs, or among those it does not.
+
+    .venv/bin/python benchmarks/pair_buckets.py data/gnn-cpu.pt data/heldout/*.json.gz \
+        --train data/train/*.json.gz
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from tvm_gnn_cost.adapter import GNNCostModel  # noqa: E402
+from tvm_gnn_cost.dataset import register_logs  # noqa: E402
+from tvm_gnn_cost.evaluate import drop_seen, gnn_scorer, load_groups, read_logs, score  # noqa: E402
+from tvm_gnn_cost.metrics import pairwise_by_ratio  # noqa: E402
+
+EDGES = (1.1, 1.3, 2.0)
+HEADER = "| pairs apart by | < 1.1x | 1.1-1.3x | 1.3-2x | > 2x |\n|---|---:|---:|---:|---:|"
+
+
+def bucket_row(name: str, scores, costs, groups) -> str:
+    """One table row: accuracy (pairs) per bucket, over the programs that ran."""
+    scores, costs, groups = (np.asarray(x) for x in (scores, costs, groups))
+    ran = np.asarray(costs, float) < 1e10
+    cells = pairwise_by_ratio(scores[ran], costs[ran], groups[ran], EDGES)
+    return f"| {name} | " + " | ".join(f"{acc:.3f} ({n:,})" for n, acc in cells) + " |"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("model", help="a checkpoint from tvm-gnn-cost pretrain")
+    p.add_argument("logs", nargs="+", help="held-out Ansor logs (task files beside them)")
+    p.add_argument("--train", nargs="*", default=[],
+                   help="training logs: held-out tasks they hold too are left out")
+    args = p.parse_args()
+    register_logs(args.logs)
+    model = GNNCostModel()
+    model.load(args.model)
+    groups = drop_seen(load_groups(args.logs, model.rebuilder), read_logs(args.train)[0])
+    scored = score(groups, gnn_scorer(model))
+    task = np.concatenate([[i] * len(s.costs) for i, s in enumerate(scored)])
+    print(HEADER)
+    print(bucket_row(os.path.basename(args.model), np.concatenate([s.scores for s in scored]),
+                     np.concatenate([s.costs for s in scored]), task))
+
+
+if __name__ == "__main__":
+    main()
