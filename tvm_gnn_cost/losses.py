@@ -52,9 +52,10 @@ def pairwise_loss(r: torch.Tensor, y: torch.Tensor, group: torch.Tensor) -> torc
 def weighted_pairwise_loss(r: torch.Tensor, y: torch.Tensor, group: torch.Tensor,
                            full_ratio: float = 2.0) -> torch.Tensor:
     """RankNet with each pair weighted by how far apart its programs are: ``|ln(y_i / y_j)| /
-    ln(full_ratio)``, at most 1. Programs a few percent apart are ordered by measurement noise
-    as much as by their schedules (``benchmarks/remeasure.py``); pairs ``full_ratio`` or more
-    apart count in full."""
+    ln(full_ratio)``, at most 1 (a failed program, label 0, is far from everything). Programs
+    less than ~1.3x apart are ordered by measurement noise as much as by their schedules
+    (``benchmarks/remeasure.py``); pairs ``full_ratio`` or more apart count in full. Tried for
+    pretraining and not adopted (``benchmarks/RESULTS.md``): the same held-out accuracy."""
     mask = _pairs(y, group)
     if not mask.any():
         return r.sum() * 0.0
