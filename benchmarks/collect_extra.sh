@@ -20,4 +20,3 @@ run resnet-18-160 resnet-18 --input-shape 160,160,3
 run bert-tiny-128 bert-tiny --input-shape 128
 run bert-medium-128 bert-medium --input-shape 128
 run resnet-50-160 resnet-50 --input-shape 160,160,3
-run inception-v3-224 inception-v3 --input-shape 224,224,3
