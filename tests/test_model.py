@@ -11,7 +11,8 @@ from tvm_gnn_cost.graph import ProgramGraph, batch_graphs
 from tvm_gnn_cost.losses import (lambdarank_loss, make_loss, pairwise_loss,
                                  weighted_pairwise_loss)
 from tvm_gnn_cost.metrics import (log_throughput, normalized_throughput, pairwise_accuracy,
-                                  pairwise_by_ratio, per_task_share, recall_at_k, throughput_errors, topk_score)
+                                  pairwise_by_ratio, per_task_share, recall_at_k,
+                                  throughput_errors, topk_score)
 from tvm_gnn_cost.trainer import FAILED_COST, OnlineTrainer
 
 N_FEAT = 12
@@ -51,8 +52,8 @@ def test_batch_offsets_edges():
 
 
 def _same_task_pairs(batches, groups):
-    return sum(int((np.bincount(groups[b.numpy()]) * (np.bincount(groups[b.numpy()]) - 1)).sum() // 2)
-               for b in batches)
+    counts = [np.bincount(groups[b.numpy()]) for b in batches]
+    return sum(int((c * (c - 1)).sum() // 2) for c in counts)
 
 
 def test_task_batches_keep_runs_of_a_task_together_and_use_every_record_once():
