@@ -13,25 +13,25 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-
-import numpy as np
+from typing import Sequence
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from tvm_gnn_cost.adapter import GNNCostModel  # noqa: E402
 from tvm_gnn_cost.dataset import register_logs  # noqa: E402
-from tvm_gnn_cost.evaluate import drop_seen, gnn_scorer, load_groups, read_logs, score  # noqa: E402
+from tvm_gnn_cost.evaluate import (Scored, drop_seen, gnn_scorer, load_groups,  # noqa: E402
+                                   read_logs, score, stacked)
 from tvm_gnn_cost.metrics import pairwise_by_ratio  # noqa: E402
 
 EDGES = (1.1, 1.3, 2.0)
 HEADER = "| pairs apart by | < 1.1x | 1.1-1.3x | 1.3-2x | > 2x |\n|---|---:|---:|---:|---:|"
 
 
-def bucket_row(name: str, scores, costs, groups) -> str:
+def bucket_row(name: str, scored: Sequence[Scored]) -> str:
     """One table row: accuracy (pairs) per bucket, over the programs that ran."""
-    scores, costs, groups = (np.asarray(x) for x in (scores, costs, groups))
-    ran = np.asarray(costs, float) < 1e10
-    cells = pairwise_by_ratio(scores[ran], costs[ran], groups[ran], EDGES)
+    scores, costs, tasks = stacked(scored)
+    ran = costs < 1e10
+    cells = pairwise_by_ratio(scores[ran], costs[ran], tasks[ran], EDGES)
     return f"| {name} | " + " | ".join(f"{acc:.3f} ({n:,})" for n, acc in cells) + " |"
 
 
@@ -46,11 +46,8 @@ def main() -> None:
     model = GNNCostModel()
     model.load(args.model)
     groups = drop_seen(load_groups(args.logs, model.rebuilder), read_logs(args.train)[0])
-    scored = score(groups, gnn_scorer(model))
-    task = np.concatenate([[i] * len(s.costs) for i, s in enumerate(scored)])
     print(HEADER)
-    print(bucket_row(os.path.basename(args.model), np.concatenate([s.scores for s in scored]),
-                     np.concatenate([s.costs for s in scored]), task))
+    print(bucket_row(os.path.basename(args.model), score(groups, gnn_scorer(model))))
 
 
 if __name__ == "__main__":

@@ -86,12 +86,9 @@ def main() -> None:
     for name, scored in rows.items():
         m = metrics(scored)
         print(f"| {name} | " + " | ".join(f"{m[k]:.3f}" for k in METRICS) + " |")
-    scored = rows["all"]
     print("\nPairwise accuracy of the second measurement by how far apart the first one puts a pair:")
     print(HEADER)
-    print(bucket_row("second measurement", np.concatenate([s.scores for s in scored]),
-                     np.concatenate([s.costs for s in scored]),
-                     np.concatenate([[i] * len(s.costs) for i, s in enumerate(scored)])))
+    print(bucket_row("second measurement", rows["all"]))
 
 
 if __name__ == "__main__":

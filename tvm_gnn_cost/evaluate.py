@@ -105,11 +105,18 @@ def score(groups: Sequence[TaskGroup], scorer: Callable) -> List[Scored]:
                    np.asarray(g.costs, dtype=float), g.weight) for g in groups]
 
 
-def metrics(scored: Sequence[Scored]) -> Dict[str, float]:
-    """The metrics of :data:`METRICS` over all the tasks of ``scored``."""
+def stacked(scored: Sequence[Scored]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Scores, costs and task index (position in ``scored``) of every program, one array each,
+    as the functions of :mod:`.metrics` take them."""
     scores = np.concatenate([s.scores for s in scored])
     costs = np.concatenate([s.costs for s in scored])
     tasks = np.concatenate([[i] * len(s.costs) for i, s in enumerate(scored)])
+    return scores, costs, tasks
+
+
+def metrics(scored: Sequence[Scored]) -> Dict[str, float]:
+    """The metrics of :data:`METRICS` over all the tasks of ``scored``."""
+    scores, costs, tasks = stacked(scored)
     weights = {i: s.weight for i, s in enumerate(scored)}
     scores = np.where(np.isfinite(scores), scores, -1e30)
     ran = costs < 1e10
@@ -143,5 +150,5 @@ def table(results: Dict[str, List[Scored]]) -> str:
     return head + "\n".join(rows) + "\n"
 
 
-__all__ = ["METRICS", "Scored", "drop_seen", "gnn_scorer", "load_groups", "read_logs", "metrics", "score", "table",
+__all__ = ["METRICS", "Scored", "drop_seen", "gnn_scorer", "load_groups", "read_logs", "metrics", "score", "stacked", "table",
            "xgb_scorer"]

@@ -66,9 +66,8 @@ def pairwise_by_ratio(scores: np.ndarray, costs: np.ndarray, groups: np.ndarray,
                          "programs (cost >= 1e10 or inf) first")
     bounds = np.concatenate([[1.0], np.asarray(edges, float), [np.inf]])
     right, total = np.zeros(len(bounds) - 1), np.zeros(len(bounds) - 1)
-    for g in np.unique(groups):
-        m = groups == g
-        s, c = scores[m], costs[m]
+    for _, idx in _tasks(groups):
+        s, c = scores[idx], costs[idx]
         faster = c[:, None] < c[None, :]            # i faster than j
         ratio = (c[None, :] / c[:, None])[faster]
         ds = np.sign(s[:, None] - s[None, :])[faster]
