@@ -11,6 +11,11 @@ import gzip
 import json
 import os
 import shutil
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from tvm_gnn_cost.dataset import tasks_path  # noqa: E402
 
 
 def _open(path: str, mode: str):
@@ -30,8 +35,7 @@ def subsample(log: str, out_dir: str, k: int) -> int:
                 kept.append(line)
     with _open(os.path.join(out_dir, os.path.basename(log)), "wt") as f:
         f.writelines(kept)
-    stem = log[:-len(".json.gz")] if log.endswith(".json.gz") else log[:-len(".json")]
-    for tasks in (stem + ".tasks.pkl.gz", stem + ".tasks.pkl"):
+    for tasks in (tasks_path(log) + ".gz", tasks_path(log)):
         if os.path.exists(tasks):
             shutil.copy(tasks, out_dir)
     return len(kept)
