@@ -19,9 +19,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from tvm_gnn_cost.adapter import GNNCostModel  # noqa: E402
-from tvm_gnn_cost.metrics import normalized_throughput, pairwise_accuracy  # noqa: E402
-from tvm_gnn_cost.pretrain import load_records  # noqa: E402
+from tvm_gnn_cost.ansor.cost_model import GNNCostModel  # noqa: E402
+from tvm_gnn_cost.core.labels import normalized_throughput
+from tvm_gnn_cost.core.metrics import pairwise_accuracy
+from tvm_gnn_cost.offline.pretrain import load_records  # noqa: E402
 
 
 def replay(ckpt: str, data, order, per_task: int, lr, seed: int):

@@ -25,8 +25,8 @@ from tvm import auto_scheduler
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import measured_records  # noqa: E402
 
-from tvm_gnn_cost.adapter import GNNCostModel  # noqa: E402
-from tvm_gnn_cost.config import TrainerConfig  # noqa: E402
+from tvm_gnn_cost.ansor.cost_model import GNNCostModel  # noqa: E402
+from tvm_gnn_cost.core.config import TrainerConfig  # noqa: E402
 
 
 def jittered(results, rng):

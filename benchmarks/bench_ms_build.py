@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/bench_ms_build.py          # TVM 0.19
 
 Builds the same batch of scheduled 128^3 matmuls (parallel outer loop, vectorized inner) with
-``ms.builder.LocalBuilder()`` and with :func:`tvm_gnn_cost.msbuild.local_builder`, each
+``ms.builder.LocalBuilder()`` and with :func:`tvm_gnn_cost.metaschedule.builder.local_builder`, each
 ``--repeats`` times, and prints the median seconds a batch and their ratio. Each batch starts new
 builder processes, as MetaSchedule's LocalBuilder always does.
 """
@@ -20,15 +20,15 @@ os.environ.setdefault("TOPHUB_LOCATION", "NONE")
 import tvm  # noqa: E402
 from tvm import te  # noqa: E402
 
-from tvm_gnn_cost import workloads  # noqa: E402
-from tvm_gnn_cost.metaschedule import ms  # noqa: E402
-from tvm_gnn_cost.msbuild import local_builder  # noqa: E402
-from tvm_gnn_cost.tircompat import MODERN, Schedule  # noqa: E402
-from tvm_gnn_cost.workloads import host_target, with_num_cores  # noqa: E402
+from tvm_gnn_cost.workloads import operators  # noqa: E402
+from tvm_gnn_cost.metaschedule.cost_model import ms  # noqa: E402
+from tvm_gnn_cost.metaschedule.builder import local_builder  # noqa: E402
+from tvm_gnn_cost.tir.compat import MODERN, Schedule  # noqa: E402
+from tvm_gnn_cost.workloads.targets import host_target, with_num_cores  # noqa: E402
 
 
 def scheduled_matmul():
-    sch = Schedule(tvm.IRModule({"main": te.create_prim_func(workloads.matmul(128, 128, 128))}))
+    sch = Schedule(tvm.IRModule({"main": te.create_prim_func(operators.matmul(128, 128, 128))}))
     block = (sch.get_sblock if MODERN else sch.get_block)("C")
     i, j, _ = sch.get_loops(block)
     sch.parallel(i)

@@ -23,11 +23,11 @@ os.environ.setdefault("TOPHUB_LOCATION", "NONE")
 
 import tvm  # noqa: E402
 
-from tvm_gnn_cost.metaschedule import GNNMetaCostModel, ms  # noqa: E402
-from tvm_gnn_cost.msbuild import local_builder  # noqa: E402
-from tvm_gnn_cost.mstuning import make_ms_model, ms_workload  # noqa: E402
-from tvm_gnn_cost.tircompat import Schedule  # noqa: E402
-from tvm_gnn_cost.workloads import host_target, with_num_cores  # noqa: E402
+from tvm_gnn_cost.metaschedule.cost_model import GNNMetaCostModel, ms  # noqa: E402
+from tvm_gnn_cost.metaschedule.builder import local_builder  # noqa: E402
+from tvm_gnn_cost.metaschedule.tuning import make_ms_model, ms_workload  # noqa: E402
+from tvm_gnn_cost.tir.compat import Schedule  # noqa: E402
+from tvm_gnn_cost.workloads.targets import host_target, with_num_cores  # noqa: E402
 
 
 def candidates(work_dir: str, target, trials: int):

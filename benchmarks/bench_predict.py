@@ -25,10 +25,10 @@ from tvm import auto_scheduler
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import costs_of, measured_records, split_by_task  # noqa: E402
 
-from tvm_gnn_cost.adapter import GNNCostModel  # noqa: E402
-from tvm_gnn_cost.config import LOSSES, TrainerConfig  # noqa: E402
-from tvm_gnn_cost.metrics import pairwise_accuracy  # noqa: E402
-from tvm_gnn_cost.sampling import sample_states  # noqa: E402
+from tvm_gnn_cost.ansor.cost_model import GNNCostModel  # noqa: E402
+from tvm_gnn_cost.core.config import LOSSES, TrainerConfig  # noqa: E402
+from tvm_gnn_cost.core.metrics import pairwise_accuracy  # noqa: E402
+from tvm_gnn_cost.ansor.sampling import sample_states  # noqa: E402
 
 
 def ranking_accuracy(model, tasks, inputs, results, test):

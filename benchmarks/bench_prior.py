@@ -29,11 +29,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from tvm_gnn_cost.adapter import GNNCostModel  # noqa: E402
-from tvm_gnn_cost.config import TrainerConfig  # noqa: E402
-from tvm_gnn_cost.metrics import normalized_throughput, pairwise_accuracy  # noqa: E402
-from tvm_gnn_cost.pretrain import load_records  # noqa: E402
-from tvm_gnn_cost.prior import blend_scores, prior_weight  # noqa: E402
+from tvm_gnn_cost.ansor.cost_model import GNNCostModel  # noqa: E402
+from tvm_gnn_cost.core.config import TrainerConfig  # noqa: E402
+from tvm_gnn_cost.core.labels import normalized_throughput
+from tvm_gnn_cost.core.metrics import pairwise_accuracy
+from tvm_gnn_cost.offline.pretrain import load_records  # noqa: E402
+from tvm_gnn_cost.core.prior import blend_scores, prior_weight  # noqa: E402
 
 
 def replay(ckpt: str, data, per_round: int, n_test: int, ks, seed: int):
@@ -81,9 +82,9 @@ def replay_search_log(ckpt: str, log: str, ks, bins, seed: int = 0):
     """Accuracies keyed by (model, bin of the task's own records) along one tuning log."""
     from tvm import auto_scheduler
 
-    from tvm_gnn_cost.featurizer import task_key
-    from tvm_gnn_cost.logfile import read_log
-    from tvm_gnn_cost.records import TaskRebuilder, measured_cost
+    from tvm_gnn_cost.ansor.featurizer import task_key
+    from tvm_gnn_cost.ansor.logs import read_log
+    from tvm_gnn_cost.ansor.records import TaskRebuilder, measured_cost
 
     inputs, results, _ = read_log(log)
     rounds, start = [], 0
@@ -159,8 +160,8 @@ def main() -> None:
 
 
 def search_main(args, ks) -> None:
-    from tvm_gnn_cost.networks import load_workload
-    from tvm_gnn_cost.workloads import host_target
+    from tvm_gnn_cost.workloads.networks import load_workload
+    from tvm_gnn_cost.workloads.targets import host_target
 
     load_workload(args.search_log, host_target())  # registers the network's workloads
     bins = [0, 1, 9, 17, 33]

@@ -9,9 +9,9 @@ from typing import List, Tuple
 import numpy as np
 from tvm import auto_scheduler
 
-from tvm_gnn_cost.records import measured_cost
-from tvm_gnn_cost.sampling import measure_states, sample_states
-from tvm_gnn_cost.workloads import demo_tasks
+from tvm_gnn_cost.ansor.records import measured_cost
+from tvm_gnn_cost.ansor.sampling import measure_states, sample_states
+from tvm_gnn_cost.workloads.operators import demo_tasks
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data")

@@ -17,8 +17,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from tvm_gnn_cost.adapter import GNNCostModel  # noqa: E402
-from tvm_gnn_cost.evaluate import (Scored, drop_seen, gnn_scorer, load_groups, metrics,  # noqa: E402
+from tvm_gnn_cost.ansor.cost_model import GNNCostModel  # noqa: E402
+from tvm_gnn_cost.offline.evaluate import (Scored, drop_seen, gnn_scorer, load_groups, metrics,  # noqa: E402
                                    read_logs, score)
 
 

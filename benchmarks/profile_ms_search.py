@@ -18,11 +18,11 @@ from typing import Dict
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 os.environ.setdefault("TOPHUB_LOCATION", "NONE")
 
-import tvm_gnn_cost.metaschedule as msm  # noqa: E402
-from tvm_gnn_cost.msbuild import local_builder  # noqa: E402
-from tvm_gnn_cost.mstuning import make_ms_model, ms_workload  # noqa: E402
-from tvm_gnn_cost.trainer import OnlineTrainer  # noqa: E402
-from tvm_gnn_cost.workloads import host_target, with_num_cores  # noqa: E402
+import tvm_gnn_cost.metaschedule.cost_model as msm  # noqa: E402
+from tvm_gnn_cost.metaschedule.builder import local_builder  # noqa: E402
+from tvm_gnn_cost.metaschedule.tuning import make_ms_model, ms_workload  # noqa: E402
+from tvm_gnn_cost.core.trainer import OnlineTrainer  # noqa: E402
+from tvm_gnn_cost.workloads.targets import host_target, with_num_cores  # noqa: E402
 
 SECONDS: Dict[str, float] = {}
 

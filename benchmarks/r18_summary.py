@@ -14,8 +14,8 @@ import sys
 
 from tvm_gnn_cost.curves import (Curve, curve_from_log, plot_curves, summary_table,
                                  weights_measured, write_curves)
-from tvm_gnn_cost.networks import load_workload
-from tvm_gnn_cost.workloads import host_target
+from tvm_gnn_cost.workloads.networks import load_workload
+from tvm_gnn_cost.workloads.targets import host_target
 
 
 def cut(curve: Curve, trials: int) -> Curve:
@@ -40,7 +40,7 @@ def main(argv=None):
     common = min(c.trials[-1] for c in curves)
     curves = [cut(c, common) for c in curves]
     if args.build:
-        from tvm_gnn_cost.deploy import build_and_time
+        from tvm_gnn_cost.workloads.deploy import build_and_time
 
         for c, log in zip(curves, logs):
             c.measured = build_and_time(workload, log, target)

@@ -15,7 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from tvm_gnn_cost.dataset import tasks_path  # noqa: E402
+from tvm_gnn_cost.ansor.dataset import tasks_path  # noqa: E402
 
 
 def _open(path: str, mode: str):

@@ -11,7 +11,7 @@ import os
 import shutil
 import sys
 
-from tvm_gnn_cost.dataset import read_task_file, tasks_path
+from tvm_gnn_cost.ansor.dataset import read_task_file, tasks_path
 
 
 def main(out: str, task_file: str, logs: list) -> None:

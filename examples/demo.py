@@ -9,8 +9,8 @@ import os
 import tempfile
 import time
 
-from tvm_gnn_cost.tuning import SMALL_SEARCH, make_model, tune
-from tvm_gnn_cost.workloads import demo_tasks
+from tvm_gnn_cost.ansor.tuning import SMALL_SEARCH, make_model, tune
+from tvm_gnn_cost.workloads.operators import demo_tasks
 
 
 def main(argv=None):

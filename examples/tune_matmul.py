@@ -9,8 +9,8 @@ import numpy as np
 import tvm
 from tvm import auto_scheduler
 
-from tvm_gnn_cost.tuning import SMALL_SEARCH, make_model, tune
-from tvm_gnn_cost.workloads import host_target
+from tvm_gnn_cost.ansor.tuning import SMALL_SEARCH, make_model, tune
+from tvm_gnn_cost.workloads.targets import host_target
 
 
 def main(argv=None):

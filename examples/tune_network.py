@@ -14,8 +14,8 @@ from tvm import auto_scheduler, relay  # noqa: E402
 from tvm.contrib import graph_executor  # noqa: E402
 from tvm.relay import testing  # noqa: E402
 
-from tvm_gnn_cost.tuning import SMALL_SEARCH, make_model, tune  # noqa: E402
-from tvm_gnn_cost.workloads import host_target  # noqa: E402
+from tvm_gnn_cost.ansor.tuning import SMALL_SEARCH, make_model, tune  # noqa: E402
+from tvm_gnn_cost.workloads.operators import host_target  # noqa: E402
 
 
 def resnet18(batch_size=1):

@@ -9,8 +9,8 @@ import pytest  # noqa: E402
 try:  # model and trainer tests run without TVM; the fixtures below need it
     from tvm import auto_scheduler
 
-    from tvm_gnn_cost.sampling import measure_states, sample_states
-    from tvm_gnn_cost.workloads import host_target
+    from tvm_gnn_cost.ansor.sampling import measure_states, sample_states
+    from tvm_gnn_cost.workloads.targets import host_target
 except ImportError:  # pragma: no cover
     auto_scheduler = None
 

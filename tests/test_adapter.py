@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 import torch
 
-from tvm_gnn_cost.adapter import GNNCostModel
-from tvm_gnn_cost.config import TrainerConfig
-from tvm_gnn_cost.metrics import pairwise_accuracy
-from tvm_gnn_cost.records import measured_cost
+from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+from tvm_gnn_cost.core.config import TrainerConfig
+from tvm_gnn_cost.core.metrics import pairwise_accuracy
+from tvm_gnn_cost.ansor.records import measured_cost
 
 
 def split(inputs, results, seed=0):

@@ -9,7 +9,7 @@ import pytest
 from tvm import auto_scheduler
 
 from tvm_gnn_cost.cli import main
-from tvm_gnn_cost.records import measured_cost
+from tvm_gnn_cost.ansor.records import measured_cost
 
 MATMUL = ["--network", "matmul", "--input-shape", "128,128,128", "--measures-per-round", "8"]
 
@@ -31,8 +31,8 @@ def test_tune_writes_a_standard_log_and_times_the_result(tmp_path, capsys):
 
 
 def test_resume_continues_without_remeasuring(tmp_path, matmul_task):
-    from tvm_gnn_cost.adapter import GNNCostModel
-    from tvm_gnn_cost.tuning import SMALL_SEARCH, tune
+    from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+    from tvm_gnn_cost.ansor.tuning import SMALL_SEARCH, tune
 
     log = str(tmp_path / "mm.json")
     tune([matmul_task], GNNCostModel(seed=0), 16, log, search_params=SMALL_SEARCH,
@@ -56,8 +56,8 @@ def test_resume_continues_without_remeasuring(tmp_path, matmul_task):
 def test_resume_with_less_than_a_round_per_task_left(tmp_path, matmul_task):
     """TaskScheduler alone would shrink the round to 4 (8 trials over 2 tasks); resuming keeps
     the round size and stops after the round that spends the budget."""
-    from tvm_gnn_cost.adapter import GNNCostModel
-    from tvm_gnn_cost.tuning import SMALL_SEARCH, tune
+    from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+    from tvm_gnn_cost.ansor.tuning import SMALL_SEARCH, tune
 
     small = auto_scheduler.SearchTask(func="tvm_gnn_cost.matmul", args=(128, 128, 128),
                                       target=matmul_task.target)
@@ -109,7 +109,7 @@ def test_bad_target_is_refused_with_a_hint(tmp_path):
 def test_a_target_this_tvm_cannot_compile_for_is_refused(tmp_path, cuda_task, caplog):
     import tvm
 
-    from tvm_gnn_cost.workloads import check_target
+    from tvm_gnn_cost.workloads.targets import check_target
 
     check_target("llvm")
     assert "has no -mcpu" in caplog.text and "-mcpu=" + tvm.target.codegen.llvm_get_system_cpu() \
@@ -120,8 +120,8 @@ def test_a_target_this_tvm_cannot_compile_for_is_refused(tmp_path, cuda_task, ca
     with pytest.raises(SystemExit, match="USE_CUDA=ON"):
         main(["tune", *MATMUL, "--trials", "8", "--log", str(tmp_path / "x.json"),
               "--target", "cuda"])
-    from tvm_gnn_cost.adapter import GNNCostModel
-    from tvm_gnn_cost.tuning import tune
+    from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+    from tvm_gnn_cost.ansor.tuning import tune
 
     with pytest.raises(ValueError, match="cannot compile for target kind 'cuda'"):
         tune([cuda_task], GNNCostModel(), 8, str(tmp_path / "y.json"))
@@ -157,7 +157,7 @@ def test_tuning_through_an_rpc_tracker_measures_real_programs(tmp_path):
 def test_tasks_nobody_could_measure_are_found(tmp_path, matmul_task, conv_task):
     """compare leaves out of the estimate a task whose every measurement failed in every run."""
     from tvm_gnn_cost.curves import curve_from_log, valid_workloads
-    from tvm_gnn_cost.sampling import sample_states
+    from tvm_gnn_cost.ansor.sampling import sample_states
 
     log = str(tmp_path / "mixed.json")
     ok = auto_scheduler.MeasureResult([1e-3], 0, "", 0.1, 1.0)
@@ -175,7 +175,7 @@ def test_tasks_nobody_could_measure_are_found(tmp_path, matmul_task, conv_task):
 
 def test_time_a_crashed_job_was_not_running_is_left_out(tmp_path, matmul_task):
     from tvm_gnn_cost.curves import curve_from_log
-    from tvm_gnn_cost.sampling import sample_states
+    from tvm_gnn_cost.ansor.sampling import sample_states
 
     log = str(tmp_path / "gap.json")
     states = sample_states(matmul_task, 4)

@@ -12,12 +12,12 @@ import torch
 from tvm import auto_scheduler
 from tvm.contrib import cc
 
-from tvm_gnn_cost.adapter import GNNCostModel
-from tvm_gnn_cost.logfile import OTHER_TARGET, UNREADABLE, read_log, repair_log
-from tvm_gnn_cost.records import measured_cost
-from tvm_gnn_cost.sampling import measure_states, sample_states
-from tvm_gnn_cost.trainer import FAILED_COST
-from tvm_gnn_cost.tuning import SMALL_SEARCH, tune
+from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+from tvm_gnn_cost.ansor.logs import OTHER_TARGET, UNREADABLE, read_log, repair_log
+from tvm_gnn_cost.ansor.records import measured_cost
+from tvm_gnn_cost.ansor.sampling import measure_states, sample_states
+from tvm_gnn_cost.core.labels import FAILED_COST
+from tvm_gnn_cost.ansor.tuning import SMALL_SEARCH, tune
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -2,8 +2,9 @@
 import numpy as np
 from tvm import auto_scheduler
 
-from tvm_gnn_cost.featurizer import StateFeaturizer, feature_names
-from tvm_gnn_cost.sampling import sample_states
+from tvm_gnn_cost.ansor.featurizer import StateFeaturizer
+from tvm_gnn_cost.core.features import feature_names
+from tvm_gnn_cost.ansor.sampling import sample_states
 
 SMALL = {"sample_init_min_population": 64}
 
@@ -62,7 +63,7 @@ def check_graphs(task, states, allow_over_limit=False):
         assert g.features.shape == (len(names), len(feature_names()))
         assert np.isfinite(g.features).all()
         # Nodes are in print order; recover their names to compare edges.
-        from tvm_gnn_cost.looptree import parse_loop_tree
+        from tvm_gnn_cost.core.looptree import parse_loop_tree
 
         node_names = [s.name for s in parse_loop_tree(str(state)).statements]
         assert sorted(node_names) == names
@@ -116,7 +117,7 @@ def test_cuda_task_shows_thread_bindings(cuda_task):
 
 def test_state_over_the_thread_limit_is_flagged(cuda_task):
     """A state that binds more threads than a block may hold fails to lower: invalid, -inf."""
-    from tvm_gnn_cost.adapter import GNNCostModel
+    from tvm_gnn_cost.ansor.cost_model import GNNCostModel
 
     state = cuda_task.compute_dag.get_init_state()
     out = len(state.stages) - 1
@@ -133,7 +134,7 @@ def test_state_over_the_thread_limit_is_flagged(cuda_task):
 
 def test_state_read_from_a_log_is_flagged_until_bounds_are_inferred(conv_task, tmp_path):
     """Log states have no stages: invalid as read, valid once bounds are inferred."""
-    from tvm_gnn_cost.records import infer_bound
+    from tvm_gnn_cost.ansor.records import infer_bound
 
     states = sample_states(conv_task, 2, params=SMALL)
     log = str(tmp_path / "two.json")

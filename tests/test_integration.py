@@ -4,9 +4,9 @@ import math
 import numpy as np
 from tvm import auto_scheduler
 
-from tvm_gnn_cost.adapter import GNNCostModel
-from tvm_gnn_cost.records import measured_cost
-from tvm_gnn_cost.tuning import SMALL_SEARCH, tune
+from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+from tvm_gnn_cost.ansor.records import measured_cost
+from tvm_gnn_cost.ansor.tuning import SMALL_SEARCH, tune
 
 
 def test_matmul_search_finds_fast_code_and_model_sees_every_measurement(matmul_task, tmp_path):

@@ -1,7 +1,7 @@
 """The printout parser, on texts printed by TVM 0.19 (no TVM needed)."""
 import pytest
 
-from tvm_gnn_cost.looptree import LoopTreeError, base_names, parse_loop_tree
+from tvm_gnn_cost.core.looptree import LoopTreeError, base_names, parse_loop_tree
 
 CPU_STATE = """Placeholder: data, kernel, bias
 parallel i0.0@i1.0@i2.0@i3.0@ (0,2)

@@ -8,16 +8,16 @@ import pytest
 tvm = pytest.importorskip("tvm")
 from tvm import te  # noqa: E402
 
-from tvm_gnn_cost import workloads  # noqa: E402
-from tvm_gnn_cost.featurizer import feature_names  # noqa: E402
-from tvm_gnn_cost.metaschedule import ms  # noqa: E402
-from tvm_gnn_cost.msbuild import local_builder  # noqa: E402
-from tvm_gnn_cost.tircompat import MODERN, Schedule  # noqa: E402
-from tvm_gnn_cost.tirgraph import featurize_module, featurize_prim_func  # noqa: E402
-from tvm_gnn_cost.workloads import host_target, with_num_cores  # noqa: E402
+from tvm_gnn_cost.workloads import operators  # noqa: E402
+from tvm_gnn_cost.core.features import feature_names  # noqa: E402
+from tvm_gnn_cost.metaschedule.cost_model import ms  # noqa: E402
+from tvm_gnn_cost.metaschedule.builder import local_builder  # noqa: E402
+from tvm_gnn_cost.tir.compat import MODERN, Schedule  # noqa: E402
+from tvm_gnn_cost.metaschedule.tirgraph import featurize_module, featurize_prim_func  # noqa: E402
+from tvm_gnn_cost.workloads.targets import host_target, with_num_cores  # noqa: E402
 
-WORKLOADS = [(workloads.matmul, (64, 64, 64)),
-             (workloads.conv2d_bias_relu, (1, 14, 14, 16, 16, 3))]
+WORKLOADS = [(operators.matmul, (64, 64, 64)),
+             (operators.conv2d_bias_relu, (1, 14, 14, 16, 16, 3))]
 
 
 def _prim_func(func, args):
@@ -34,7 +34,7 @@ def _schedule(mod):
 def test_unscheduled_blocks_match_ansor_stages_feature_for_feature(func, args):
     """Where both searches see the same program, both adapters build the same graph."""
     auto_scheduler = pytest.importorskip("tvm.auto_scheduler", reason="Ansor: TVM 0.19 only")
-    from tvm_gnn_cost.featurizer import StateFeaturizer
+    from tvm_gnn_cost.ansor.featurizer import StateFeaturizer
 
     task = auto_scheduler.SearchTask(func=f"tvm_gnn_cost.{func.__name__}", args=args,
                                      target=host_target())
@@ -82,9 +82,9 @@ def test_a_scheduled_module_shows_its_loops_annotations_and_data_flow():
 
 
 def test_tune_tir_with_the_gnn_measures_learns_and_saves(tmp_path):
-    from tvm_gnn_cost.metaschedule import GNNMetaCostModel
+    from tvm_gnn_cost.metaschedule.cost_model import GNNMetaCostModel
 
-    mod = tvm.IRModule({"main": _prim_func(workloads.matmul, (128, 128, 128))})
+    mod = tvm.IRModule({"main": _prim_func(operators.matmul, (128, 128, 128))})
     target = with_num_cores(host_target(), 2)
     model = GNNMetaCostModel(seed=0)
     db = ms.tune_tir(mod, target, str(tmp_path / "ms"), max_trials_global=32,
@@ -95,7 +95,7 @@ def test_tune_tir_with_the_gnn_measures_learns_and_saves(tmp_path):
     path = str(tmp_path / "gnn.pt")
     model.save(path)
     if not MODERN:  # a checkpoint is shared with the Ansor adapter, both ways
-        from tvm_gnn_cost.adapter import GNNCostModel
+        from tvm_gnn_cost.ansor.cost_model import GNNCostModel
 
         ansor = GNNCostModel()
         ansor.load(path)
@@ -138,8 +138,8 @@ def test_a_torch_network_tunes_with_the_gnn_through_relay_or_relax(tmp_path):
 
     import torch
 
-    from tvm_gnn_cost.metaschedule import GNNMetaCostModel
-    from tvm_gnn_cost.mstuning import ms_tune, ms_workload_from_torch
+    from tvm_gnn_cost.metaschedule.cost_model import GNNMetaCostModel
+    from tvm_gnn_cost.metaschedule.tuning import ms_tune, ms_workload_from_torch
 
     torch.manual_seed(0)
     net = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 16))
@@ -164,7 +164,7 @@ def test_a_run_whose_every_build_fails_ends_cleanly_and_says_why(tmp_path, caplo
     import math
 
     from tvm_gnn_cost.curves import plot_curves, summary_table
-    from tvm_gnn_cost.mstuning import ms_tune, ms_workload
+    from tvm_gnn_cost.metaschedule.tuning import ms_tune, ms_workload
 
     target = with_num_cores(host_target(), 2)
     workload = ms_workload("matmul", target, input_shape=(64, 64, 64))
@@ -186,7 +186,7 @@ def test_a_run_whose_every_build_fails_ends_cleanly_and_says_why(tmp_path, caplo
 def test_the_local_builder_builds_what_metaschedule_schedules():
     """The project's builder (without apache-tvm's per-batch tensor-intrinsic import) builds
     scheduled programs that MetaSchedule's runner then times."""
-    sch, get_block = _schedule(tvm.IRModule({"main": _prim_func(workloads.matmul,
+    sch, get_block = _schedule(tvm.IRModule({"main": _prim_func(operators.matmul,
                                                                   (64, 64, 64))}))
     i, j, _ = sch.get_loops(get_block("C"))
     sch.parallel(i)

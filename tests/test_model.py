@@ -5,15 +5,15 @@ import numpy as np
 import pytest
 import torch
 
-from tvm_gnn_cost.batching import task_batches
-from tvm_gnn_cost.config import ModelConfig, TrainerConfig
-from tvm_gnn_cost.graph import ProgramGraph, batch_graphs
-from tvm_gnn_cost.losses import (lambdarank_loss, make_loss, pairwise_loss,
-                                 weighted_pairwise_loss)
-from tvm_gnn_cost.metrics import (log_throughput, normalized_throughput, pairwise_accuracy,
-                                  pairwise_by_ratio, per_task_share, recall_at_k,
-                                  throughput_errors, topk_score)
-from tvm_gnn_cost.trainer import FAILED_COST, OnlineTrainer
+from tvm_gnn_cost.core.batching import task_batches
+from tvm_gnn_cost.core.config import ModelConfig, TrainerConfig
+from tvm_gnn_cost.core.graph import ProgramGraph, batch_graphs
+from tvm_gnn_cost.core.labels import FAILED_COST, log_throughput, normalized_throughput
+from tvm_gnn_cost.core.losses import (lambdarank_loss, make_loss, pairwise_loss,
+                                      weighted_pairwise_loss)
+from tvm_gnn_cost.core.metrics import (pairwise_accuracy, pairwise_by_ratio, per_task_share,
+                                       recall_at_k, throughput_errors, topk_score)
+from tvm_gnn_cost.core.trainer import OnlineTrainer
 
 N_FEAT = 12
 

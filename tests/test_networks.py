@@ -1,7 +1,7 @@
 """Networks load and give tunable tasks: relay.testing (NCHW converted to NHWC) and PyTorch."""
 import pytest
 
-from tvm_gnn_cost.networks import load_workload
+from tvm_gnn_cost.workloads.networks import load_workload
 
 
 @pytest.mark.parametrize("name,min_tasks", [("bert", 5), ("dcgan", 3), ("squeezenet", 15)])

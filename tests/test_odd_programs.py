@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 from tvm import auto_scheduler, te
 
-from tvm_gnn_cost.adapter import GNNCostModel
-from tvm_gnn_cost.graph import ProgramGraph
+from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+from tvm_gnn_cost.core.graph import ProgramGraph
 
 
 def _task(tensors, target):

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from tvm_gnn_cost.adapter import GNNCostModel
+from tvm_gnn_cost.ansor.cost_model import GNNCostModel
 from tvm_gnn_cost.cli import main
-from tvm_gnn_cost.pretrain import PretrainConfig, pretrain, split_tasks
+from tvm_gnn_cost.offline.pretrain import PretrainConfig, pretrain, split_tasks
 
 
 def test_split_keeps_whole_tasks_apart():
@@ -17,7 +17,7 @@ def test_split_keeps_whole_tasks_apart():
 
 
 def test_evaluation_weighs_tasks_by_their_weight_in_the_network():
-    from tvm_gnn_cost.evaluate import Scored, metrics
+    from tvm_gnn_cost.offline.evaluate import Scored, metrics
 
     # a: best 1.0, the model picks 2.0 first; b: best 4.0, picked first (test_model's case)
     a = Scored("a", np.array([0.9, 0.8, 0.1]), np.array([2.0, 1.0, 3.0]), weight=3)
@@ -32,8 +32,8 @@ def test_a_held_out_task_trained_on_under_another_target_is_left_out(target):
 
     from tvm import auto_scheduler
 
-    from tvm_gnn_cost.evaluate import drop_seen
-    from tvm_gnn_cost.records import TaskGroup
+    from tvm_gnn_cost.offline.evaluate import drop_seen
+    from tvm_gnn_cost.ansor.records import TaskGroup
 
     def task(n, mcpu):
         return auto_scheduler.SearchTask(func="tvm_gnn_cost.matmul", args=(n, n, n),
@@ -89,8 +89,9 @@ def test_pretrain_and_evaluate_commands(measured_conv, tmp_path, capsys):
 
 
 def test_two_processes_train_as_well_as_one(measured_conv, conv_task):
-    from tvm_gnn_cost.metrics import normalized_throughput, pairwise_accuracy
-    from tvm_gnn_cost.pretrain import load_records
+    from tvm_gnn_cost.core.labels import normalized_throughput
+    from tvm_gnn_cost.core.metrics import pairwise_accuracy
+    from tvm_gnn_cost.offline.pretrain import load_records
 
     log = measured_conv[0]
     data = load_records(GNNCostModel(), [log])
@@ -109,7 +110,7 @@ def test_two_processes_train_as_well_as_one(measured_conv, conv_task):
 
 
 def test_worker_processes_featurize_the_same_graphs(measured_conv, tmp_path):
-    from tvm_gnn_cost.pretrain import load_records
+    from tvm_gnn_cost.offline.pretrain import load_records
 
     lines = open(measured_conv[0]).read().splitlines()
     logs = [str(tmp_path / "a.json"), str(tmp_path / "b.json")]
@@ -129,7 +130,7 @@ def test_pretraining_streams_shards_from_a_compressed_log(measured_conv, tmp_pat
     import gzip
     import shutil
 
-    from tvm_gnn_cost.dataset import tasks_path
+    from tvm_gnn_cost.ansor.dataset import tasks_path
 
     log = str(tmp_path / "conv.json.gz")
     with open(measured_conv[0], "rb") as src, gzip.open(log, "wb") as dst:
@@ -150,7 +151,7 @@ def test_the_shipped_checkpoint_ranks_a_held_out_network():
     import glob
     import os
 
-    from tvm_gnn_cost.evaluate import gnn_scorer, load_groups, metrics, score
+    from tvm_gnn_cost.offline.evaluate import gnn_scorer, load_groups, metrics, score
 
     root = os.path.join(os.path.dirname(__file__), "..", "data")
     model = GNNCostModel()

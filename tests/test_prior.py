@@ -4,7 +4,7 @@ import os
 import numpy as np
 import pytest
 
-from tvm_gnn_cost.prior import blend_scores, prior_weight
+from tvm_gnn_cost.core.prior import blend_scores, prior_weight
 
 SHIPPED = os.path.join(os.path.dirname(__file__), "..", "data", "gnn-cpu.pt")
 
@@ -35,8 +35,8 @@ def test_scores_mix_as_a_weighted_geometric_mean_and_unreadable_states_stay_out(
 
 
 def test_a_frozen_prior_scores_first_then_shares_with_the_online_gnn(measured_conv, conv_task):
-    from tvm_gnn_cost.adapter import GNNCostModel
-    from tvm_gnn_cost.featurizer import task_key
+    from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+    from tvm_gnn_cost.ansor.featurizer import task_key
 
     _, inputs, results = measured_conv
     states = [i.state for i in inputs[:48]]
@@ -62,8 +62,8 @@ def test_a_frozen_prior_scores_first_then_shares_with_the_online_gnn(measured_co
 
 def test_a_prior_of_other_featurizer_settings_is_refused_with_the_fix():
     pytest.importorskip("tvm")
-    from tvm_gnn_cost.adapter import GNNCostModel
-    from tvm_gnn_cost.config import FeaturizerConfig
+    from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+    from tvm_gnn_cost.core.config import FeaturizerConfig
 
     with pytest.raises(ValueError, match="featurizer_config="):
         GNNCostModel(featurizer_config=FeaturizerConfig(max_loops=4), prior=SHIPPED)
@@ -76,7 +76,7 @@ def test_tune_with_a_prior_measures_real_programs_and_refuses_it_for_xgboost(tmp
     from tvm import auto_scheduler
 
     from tvm_gnn_cost.cli import main
-    from tvm_gnn_cost.records import measured_cost
+    from tvm_gnn_cost.ansor.records import measured_cost
 
     log = str(tmp_path / "mm.json")
     args = ["--network", "matmul", "--input-shape", "128,128,128", "--measures-per-round", "8",

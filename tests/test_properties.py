@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from tvm import auto_scheduler, te
 
-from tvm_gnn_cost.featurizer import StateFeaturizer
+from tvm_gnn_cost.ansor.featurizer import StateFeaturizer
 
 OPS = ("scale", "relu", "exp", "bias", "reduce_sub", "diamond", "matmul")
 COMPUTE_OP = 1  # a stage's op_type: 0 placeholder, 1 compute

@@ -54,9 +54,9 @@ def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: i
     A gap longer than ``max_gap`` seconds between two records is taken as time the job was
     not running (a crash, then a resume later) and left out.
     """
-    from .logfile import read_log
-    from .records import measured_cost
-    from .trainer import FAILED_COST
+    from .ansor.logs import read_log
+    from .ansor.records import measured_cost
+    from .core.trainer import FAILED_COST
 
     best = {k: INF for k in weights}
     curve = Curve(model, seed)
@@ -87,7 +87,7 @@ def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: i
 
 def valid_workloads(logs: Sequence[str]) -> set:
     """Workload keys with at least one successful measurement in any of ``logs``."""
-    from .logfile import read_log
+    from .ansor.logs import read_log
 
     keys = set()
     for log in logs:

@@ -19,13 +19,11 @@ import torch
 from .config import ModelConfig, TrainerConfig, check_trainer_config
 from .graph import ProgramGraph, batch_graphs
 from .losses import make_loss, score_from_raw, uses_log_throughput
-from .metrics import log_throughput, normalized_throughput
+from .labels import FAILED_COST, labels
 from .model import ProgramGNN
 
 logger = logging.getLogger("tvm_gnn_cost")
 
-#: Cost of a failed measurement, as Ansor records it (seconds).
-FAILED_COST = 1e10
 _PREDICT_CHUNK = 4096
 
 
@@ -110,9 +108,7 @@ class OnlineTrainer:
         """Labels of the history for the configured loss: normalized throughput
         ``min_cost(task) / cost`` (0 if failed), or for log-throughput losses
         ``ln(1 ms / cost)`` (``-inf`` if failed)."""
-        if self.log_throughput:
-            return log_throughput(self.costs)
-        return normalized_throughput(self.costs, self.groups)
+        return labels(self.costs, self.groups, log=self.log_throughput)
 
     @property
     def ready(self) -> bool:

@@ -10,8 +10,8 @@ from typing import Dict, List, Optional, Sequence
 from tvm import auto_scheduler
 from tvm.auto_scheduler.task_scheduler import TaskSchedulerCallback
 
-from .logfile import read_log, repair_log
-from .workloads import check_target
+from .logs import read_log, repair_log
+from ..workloads.targets import check_target
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -100,11 +100,11 @@ def make_model(name: str, seed: int = 0):
     than 100), so that both start learning after the same measurements.
     """
     if name == "gnn":
-        from .adapter import GNNCostModel
+        from .cost_model import GNNCostModel
 
         return GNNCostModel(seed=seed)
     if name == "xgb":
-        from .config import TrainerConfig
+        from ..core.config import TrainerConfig
 
         return auto_scheduler.XGBModel(seed=seed,
                                        num_warmup_sample=TrainerConfig().num_warmup_sample)

@@ -20,12 +20,12 @@ from typing import List, Optional
 
 import numpy as np
 
-from .checkpoint import check_feature_names, load_checkpoint, save_checkpoint
-from .config import FeaturizerConfig, ModelConfig, TrainerConfig
-from .featurizer import feature_names
-from .tircompat import structural_hash
+from ..core.checkpoint import check_feature_names, load_checkpoint, save_checkpoint
+from ..core.config import FeaturizerConfig, ModelConfig, TrainerConfig
+from ..ansor.featurizer import feature_names
+from ..tir.compat import structural_hash
 from .tirgraph import featurize_module
-from .trainer import OnlineTrainer
+from ..core.trainer import OnlineTrainer
 
 try:  # apache-tvm >= 0.25 keeps MetaSchedule under tvm.s_tir
     from tvm.ir.utils import derived_object

@@ -17,7 +17,7 @@ import sys
 import time
 from typing import List, Optional
 
-from .config import LOSSES, PretrainConfig, TrainerConfig
+from ..core.config import LOSSES, PretrainConfig, TrainerConfig
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -34,7 +34,7 @@ def _shape(text: str):
 
 
 def _add_workload_args(p: argparse.ArgumentParser) -> None:
-    from .networks import NETWORKS
+    from ..workloads.networks import NETWORKS
 
     p.add_argument("--network", required=True, choices=NETWORKS,
                    help="a relay.testing network, a BERT-style encoder, or one operator")
@@ -159,7 +159,7 @@ def _target(text: Optional[str]):
 
     import tvm
 
-    from .workloads import check_target, host_target
+    from ..workloads.targets import check_target, host_target
 
     if text is None:
         return host_target()
@@ -187,16 +187,16 @@ def _runner(args):
 
 
 def _search_params(args):
-    from .tuning import SMALL_SEARCH
+    from ..ansor.tuning import SMALL_SEARCH
 
     return SMALL_SEARCH if args.search == "small" else None
 
 
 def cmd_tune(args) -> int:
-    from .adapter import GNNCostModel
-    from .deploy import build_and_time
-    from .networks import load_workload
-    from .tuning import make_model, tune
+    from ..ansor.cost_model import GNNCostModel
+    from ..workloads.deploy import build_and_time
+    from ..workloads.networks import load_workload
+    from ..ansor.tuning import make_model, tune
 
     target = _target(args.target)
     if os.path.exists(args.log) and not args.resume:
@@ -237,9 +237,9 @@ def cmd_compare(args) -> int:
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     if args.searcher == "metaschedule":
         return _compare_metaschedule(args, target, models)
-    from .curves import curve_from_log, read_curves, summary_table, weights_measured, write_curves
-    from .deploy import build_and_time
-    from .networks import load_workload
+    from ..curves import curve_from_log, read_curves, summary_table, weights_measured, write_curves
+    from ..workloads.deploy import build_and_time
+    from ..workloads.networks import load_workload
 
     unknown = sorted(set(models) - set(COMPARE_MODELS))
     if unknown or not models:
@@ -297,9 +297,9 @@ def _compare_metaschedule(args, target, models: List[str]) -> int:
     import json
     from dataclasses import asdict
 
-    from .curves import Curve, summary_table, write_curves
-    from .mstuning import MS_MODELS, ms_tune, ms_workload
-    from .workloads import with_num_cores
+    from ..curves import Curve, summary_table, write_curves
+    from ..metaschedule.tuning import MS_MODELS, ms_tune, ms_workload
+    from ..workloads.targets import with_num_cores
 
     unknown = sorted(set(models) - set(MS_MODELS))
     if unknown or not models:
@@ -330,9 +330,9 @@ def _compare_metaschedule(args, target, models: List[str]) -> int:
 
 
 def cmd_collect(args) -> int:
-    from .dataset import collect, tasks_path
-    from .networks import load_workload
-    from .tuning import make_model, tune
+    from ..ansor.dataset import collect, tasks_path
+    from ..workloads.networks import load_workload
+    from ..ansor.tuning import make_model, tune
 
     if args.programs_per_task < 1:
         raise SystemExit("error: --programs-per-task must be at least 1")
@@ -351,9 +351,9 @@ def cmd_collect(args) -> int:
 
 
 def cmd_pretrain(args) -> int:
-    from .adapter import GNNCostModel
-    from .config import ModelConfig
-    from .pretrain import PretrainConfig, pretrain
+    from ..ansor.cost_model import GNNCostModel
+    from ..core.config import ModelConfig
+    from ..offline.pretrain import PretrainConfig, pretrain
 
     for log in args.logs:
         if not os.path.exists(log):
@@ -384,8 +384,8 @@ def cmd_pretrain(args) -> int:
 def cmd_evaluate(args) -> int:
     from tvm import auto_scheduler
 
-    from .adapter import GNNCostModel
-    from .evaluate import drop_seen, gnn_scorer, load_groups, read_logs, score, table, xgb_scorer
+    from ..ansor.cost_model import GNNCostModel
+    from ..offline.evaluate import drop_seen, gnn_scorer, load_groups, read_logs, score, table, xgb_scorer
 
     if args.baseline == "xgb" and not args.train:
         raise SystemExit("error: --baseline xgb needs --train LOGS (the GNN's training logs)")
@@ -419,7 +419,7 @@ def _tune_run(args, tasks, target, model: str, seed: int, log: str, max_restarts
     restart with ``--resume`` continues where the crash left off. Gives up after
     ``max_restarts`` crashes, or at once if a crash measured nothing new.
     """
-    from .tuning import count_records
+    from ..ansor.tuning import count_records
 
     cmd = [sys.executable, "-m", "tvm_gnn_cost", "tune", "--network", args.network,
            "--batch-size", str(args.batch_size), "--target", str(target),
@@ -463,7 +463,7 @@ def _tune_run(args, tasks, target, model: str, seed: int, log: str, max_restarts
 
 
 def _render(curves, out: str, title: str, reference: str = "xgb", note: str = "") -> None:
-    from .curves import plot_curves, summary_table
+    from ..curves import plot_curves, summary_table
 
     plot_curves(curves, os.path.join(out, "curves.png"), title)
     with open(os.path.join(out, "summary.md"), "w") as f:
@@ -474,7 +474,7 @@ def _render(curves, out: str, title: str, reference: str = "xgb", note: str = ""
 
 
 def cmd_plot(args) -> int:
-    from .curves import read_curves, summary_table
+    from ..curves import read_curves, summary_table
 
     curves = read_curves(args.out)
     title, note = "", ""

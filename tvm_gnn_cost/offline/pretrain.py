@@ -17,13 +17,14 @@ from typing import List, Optional, Sequence
 import numpy as np
 import torch
 
-from .batching import task_batches
-from .config import PretrainConfig
-from .graph import batch_graphs
-from .losses import make_loss, uses_log_throughput
-from .metrics import pairwise_accuracy
-from .store import Records, RecordStore, featurize_logs, store_records
-from .trainer import score_graphs
+from ..core.batching import task_batches
+from ..core.config import PretrainConfig
+from ..core.graph import batch_graphs
+from ..core.losses import make_loss, uses_log_throughput
+from ..core.metrics import pairwise_accuracy
+from .featurize import featurize_logs
+from .store import Records, RecordStore, store_records
+from ..core.trainer import score_graphs
 
 logger = logging.getLogger("tvm_gnn_cost")
 

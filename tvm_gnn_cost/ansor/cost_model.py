@@ -9,13 +9,13 @@ from typing import Optional
 import numpy as np
 from tvm.auto_scheduler.cost_model.cost_model import PythonBasedModel
 
-from .checkpoint import check_feature_names, load_checkpoint, save_checkpoint
-from .config import FeaturizerConfig, ModelConfig, TrainerConfig
+from ..core.checkpoint import check_feature_names, load_checkpoint, save_checkpoint
+from ..core.config import FeaturizerConfig, ModelConfig, TrainerConfig
 from .featurizer import StateFeaturizer, task_key
-from .logfile import read_log
-from .prior import blend_scores, prior_weight
+from .logs import read_log
+from ..core.prior import blend_scores, prior_weight
 from .records import TaskRebuilder, group_by_task, infer_bound
-from .trainer import OnlineTrainer
+from ..core.trainer import OnlineTrainer
 
 logger = logging.getLogger("tvm_gnn_cost")
 

@@ -5,7 +5,7 @@ TVM 0.19 (the project's pinned stack) keeps TIR in ``tvm.tir``. apache-tvm 0.25+
 ``tvm.ir.expr.TensorLoad`` (buffer in ``.source``), made buffers ``Var`` s, and has no Python
 ``post_order_visit``. Everything version-specific about reading TIR lives here::
 
-    from .tircompat import tir, Block, BufferLoad, post_order_visit
+    from .compat import tir, Block, BufferLoad, post_order_visit
 """
 from __future__ import annotations
 

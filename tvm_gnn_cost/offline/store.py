@@ -1,16 +1,14 @@
 """Featurized measured programs on disk, in shards, so pretraining streams its data.
 
 TenSet-sized corpora hold tens of millions of records: more graphs than fit in
-memory. :func:`featurize_logs` reads Ansor logs one record at a time,
-featurizes them in chunks (in worker processes if asked) and writes shards of
-``shard_size`` records; :class:`RecordStore` keeps only per-task summaries in
-memory (best cost, record count, feature sums) and yields shards a few at a
-time, so memory is bounded by ``mix x shard_size`` records whatever the
-corpus size.
+memory. Records are written ``shard_size`` at a time (:class:`ShardWriter`, fed by
+:mod:`.featurize` from Ansor logs); :class:`RecordStore` keeps only per-task summaries
+in memory (best cost, record count, feature sums) and yields shards a few at a time, so
+memory is bounded by ``mix x shard_size`` records whatever the corpus size. Knows nothing
+of TVM.
 """
 from __future__ import annotations
 
-import glob
 import logging
 import os
 import pickle
@@ -19,14 +17,10 @@ from typing import Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 
-from . import metrics
-from .graph import ProgramGraph
-from .trainer import FAILED_COST
+from ..core.graph import ProgramGraph
+from ..core.labels import clean_costs, labels
 
 logger = logging.getLogger("tvm_gnn_cost")
-
-_CHUNK = 1024  # records read before featurizing them together
-
 
 @dataclass
 class Records:
@@ -61,8 +55,7 @@ class TaskSummary:
 
     def add(self, g: ProgramGraph, cost: float) -> None:
         self.records += 1
-        if 0 < cost < FAILED_COST:
-            self.best = min(self.best, cost)
+        self.best = min(self.best, float(clean_costs([cost])[0]))
         x = g.features.astype(np.float64)
         if self.feat_sum is None:
             self.feat_sum = np.zeros(x.shape[1])
@@ -110,16 +103,10 @@ class RecordStore:
         return sum(s.records for s in self.summary.values())
 
     def labels(self, part: Records, log_throughput: bool = False) -> np.ndarray:
-        """Normalized throughput ``best cost of the task / cost`` (0 if it failed), float32;
-        with ``log_throughput``, :func:`.metrics.log_throughput` instead."""
-        if log_throughput:
-            return metrics.log_throughput(part.costs).astype(np.float32)
-        best = np.array([self.summary[t].best for t in part.tasks])
-        costs = np.asarray(part.costs, dtype=float)
-        ok = (costs > 0) & (costs < FAILED_COST) & np.isfinite(best)
-        y = np.zeros(len(costs), dtype=np.float32)
-        y[ok] = best[ok] / costs[ok]
-        return y
+        """:func:`..core.labels.labels` of ``part``, float32, each task's best cost taken over
+        the whole store (not only ``part``)."""
+        best = [self.summary[t].best for t in part.tasks]
+        return labels(part.costs, log=log_throughput, best=best).astype(np.float32)
 
     def feature_stats(self, tasks: Sequence[str]):
         """Mean and standard deviation of node features over the nodes of ``tasks``."""
@@ -153,7 +140,7 @@ class RecordStore:
         return out
 
 
-class _ShardWriter:
+class ShardWriter:
     """Buffers records and writes them ``shard_size`` at a time; summarizes tasks."""
 
     def __init__(self, root: str, prefix: str, shard_size: int):
@@ -188,7 +175,7 @@ def _read_shard(path: str) -> Records:
         return Records(*pickle.load(f))
 
 
-def _merge(stores: Sequence[RecordStore], root: str) -> RecordStore:
+def merge_stores(stores: Sequence[RecordStore], root: str) -> RecordStore:
     shards: List[str] = []
     summary: Dict[str, TaskSummary] = {}
     for st in stores:
@@ -198,85 +185,14 @@ def _merge(stores: Sequence[RecordStore], root: str) -> RecordStore:
     return RecordStore(root, shards, summary)
 
 
-def _featurize_log(log: str, root: str, prefix: str, shard_size: int,
-                   featurizer_config, model=None) -> RecordStore:
-    """Stream one log into shards ``root/prefix*.shard``."""
-    from .adapter import GNNCostModel
-    from .dataset import register_logs
-    from .featurizer import task_key
-    from .logfile import LogReport, iter_log
-    from .records import group_by_task
-
-    model = model or GNNCostModel(featurizer_config=featurizer_config)
-    register_logs([log])
-    writer = _ShardWriter(root, prefix, shard_size)
-    report = LogReport(log)
-
-    def flush(inputs, results):
-        for group in group_by_task(inputs, results, model.rebuilder):
-            key = task_key(group.task)
-            for g, c in zip(model.featurize_measured(group.task, group.states), group.costs):
-                if g.valid and g.num_nodes:
-                    writer.add(g, key, c)
-
-    inputs, results = [], []
-    for inp, res in iter_log(log, report=report):
-        inputs.append(inp)
-        results.append(res)
-        if len(inputs) == _CHUNK:
-            flush(inputs, results)
-            inputs, results = [], []
-    flush(inputs, results)
-    writer.flush()
-    if model.rebuilder.skipped:
-        report.skipped.update(model.rebuilder.skipped)
-        model.rebuilder.skipped.clear()
-    logger.info("featurized %s", report.describe())
-    return RecordStore(root, writer.shards, writer.summary)
-
-
-def featurize_logs(model, logs: Sequence[str], root: str, shard_size: int = 4096,
-                   workers: int = 1) -> RecordStore:
-    """Featurize every usable record of ``logs`` into shards in ``root``.
-
-    Uses ``model``'s featurizer settings; task files beside the logs (see
-    :mod:`tvm_gnn_cost.dataset`) are loaded first so that network workloads can
-    be read. With ``workers > 1`` the logs are streamed in that many worker
-    processes, one log each.
-    """
-    if shard_size < 1:
-        raise ValueError(f"shard_size must be at least 1, got {shard_size}")
-    os.makedirs(root, exist_ok=True)
-    for old in glob.glob(os.path.join(root, "*.shard")):
-        os.remove(old)
-    prefixes = [f"{i:05d}-" for i in range(len(logs))]
-    if workers > 1 and len(logs) > 1:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        ctx = multiprocessing.get_context("spawn")  # TVM and torch do not survive a fork well
-        n = len(logs)
-        with ProcessPoolExecutor(min(workers, n), mp_context=ctx) as pool:
-            parts = list(pool.map(_featurize_log, logs, [root] * n, prefixes, [shard_size] * n,
-                                  [model.featurizer.config] * n))
-    else:
-        parts = [_featurize_log(log, root, p, shard_size, None, model)
-                 for log, p in zip(logs, prefixes)]
-    store = _merge(parts, root)
-    if not len(store):
-        raise ValueError(f"no usable measurement record in {list(logs)}; were the logs written "
-                         "by Ansor and their task files kept beside them?")
-    return store
-
-
 def store_records(records: Records, root: str, shard_size: int = 4096) -> RecordStore:
     """Write records already in memory as a store (to train on them like on logs)."""
     os.makedirs(root, exist_ok=True)
-    writer = _ShardWriter(root, "mem-", shard_size)
+    writer = ShardWriter(root, "mem-", shard_size)
     for g, t, c in zip(records.graphs, records.tasks, records.costs):
         writer.add(g, t, c)
     writer.flush()
     return RecordStore(root, writer.shards, writer.summary)
 
 
-__all__ = ["RecordStore", "Records", "TaskSummary", "featurize_logs", "store_records"]
+__all__ = ["RecordStore", "Records", "ShardWriter", "TaskSummary", "merge_stores", "store_records"]

@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from tvm import auto_scheduler
 
 from .featurizer import task_key
-from .logfile import read_log
+from .logs import read_log
 from .sampling import measure_states, sample_states
 
 logger = logging.getLogger("tvm_gnn_cost")

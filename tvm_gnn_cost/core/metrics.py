@@ -6,6 +6,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .labels import clean_costs, normalized_throughput
+
 
 def pairwise_accuracy(scores: np.ndarray, truth: np.ndarray, groups: np.ndarray) -> float:
     """Fraction of same-task pairs with different ``truth`` that ``scores`` order the same way.
@@ -61,7 +63,7 @@ def pairwise_by_ratio(scores: np.ndarray, costs: np.ndarray, groups: np.ndarray,
         not counted).
     """
     scores, costs, groups = np.asarray(scores, float), np.asarray(costs, float), np.asarray(groups)
-    if not (np.isfinite(costs).all() and (costs > 0).all()):
+    if not np.isfinite(clean_costs(costs)).all():
         raise ValueError("pairwise_by_ratio takes the costs of programs that ran: drop failed "
                          "programs (cost >= 1e10 or inf) first")
     bounds = np.concatenate([[1.0], np.asarray(edges, float), [np.inf]])
@@ -105,7 +107,7 @@ def topk_score(scores: np.ndarray, costs: np.ndarray, groups: np.ndarray, k: int
     weights : dict, optional
         Weight of each task (default 1).
     """
-    scores, costs, groups = np.asarray(scores, float), _valid_costs(costs), np.asarray(groups)
+    scores, costs, groups = np.asarray(scores, float), clean_costs(costs), np.asarray(groups)
     num = den = 0.0
     for g, idx in _tasks(groups):
         best = costs[idx].min()
@@ -120,7 +122,7 @@ def topk_score(scores: np.ndarray, costs: np.ndarray, groups: np.ndarray, k: int
 
 def recall_at_k(scores: np.ndarray, costs: np.ndarray, groups: np.ndarray, k: int) -> float:
     """Mean over tasks of ``|top k by score & top k by cost| / k`` (TenSet's recall@k)."""
-    scores, costs, groups = np.asarray(scores, float), _valid_costs(costs), np.asarray(groups)
+    scores, costs, groups = np.asarray(scores, float), clean_costs(costs), np.asarray(groups)
     out = []
     for _, idx in _tasks(groups):
         kk = min(k, len(idx))
@@ -128,34 +130,6 @@ def recall_at_k(scores: np.ndarray, costs: np.ndarray, groups: np.ndarray, k: in
         true = set(idx[np.argsort(costs[idx], kind="stable")[:kk]].tolist())
         out.append(len(pred & true) / kk)
     return float(np.mean(out)) if out else float("nan")
-
-
-def normalized_throughput(costs: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """``best cost of the task / cost`` in (0, 1]; 0 for failed programs."""
-    costs = _valid_costs(costs)
-    y = np.zeros(len(costs))
-    if not len(costs):
-        return y
-    ids = np.unique(np.asarray(groups), return_inverse=True)[1].reshape(-1)
-    best = np.full(ids.max() + 1, np.inf)
-    np.minimum.at(best, ids, costs)
-    ok = np.isfinite(costs)
-    y[ok] = best[ids[ok]] / costs[ok]
-    return y
-
-
-def log_throughput(costs: np.ndarray) -> np.ndarray:
-    """``ln(1 ms / cost)``: 0 for a program that takes a millisecond, +ln 2 for one twice as
-    fast; ``-inf`` for failed programs.
-
-    Unlike :func:`normalized_throughput` it does not move when a faster program of the task
-    is found, and it compares programs of different tasks.
-    """
-    costs = _valid_costs(costs)
-    out = np.full(len(costs), -np.inf)
-    ok = np.isfinite(costs)
-    out[ok] = -np.log(costs[ok] * 1e3)
-    return out
 
 
 def per_task_share(scores: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -188,9 +162,3 @@ def throughput_errors(predicted: np.ndarray, costs: np.ndarray,
         return float("nan"), float("nan")
     err = p[ok] - y[ok]
     return float(np.sqrt(np.mean(err ** 2))), float(np.mean(np.abs(err) / y[ok]))
-
-
-def _valid_costs(costs) -> np.ndarray:
-    c = np.asarray(costs, float).copy()
-    c[~np.isfinite(c) | (c <= 0) | (c >= 1e10)] = np.inf
-    return c

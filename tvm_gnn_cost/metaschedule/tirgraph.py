@@ -19,13 +19,13 @@ from typing import Dict, List, Set
 
 import numpy as np
 
-from .config import FeaturizerConfig
-from .featurizer import StageStructure, feature_names, log_feature, schedule_features
-from .graph import ProgramGraph
-from .looptree import ANNOTATIONS, Loop, LoopTree, Statement
-from .opstats import (CATEGORY_INDEX, OP_CATEGORIES, extent_product, op_category,
+from ..core.config import FeaturizerConfig
+from ..ansor.featurizer import StageStructure, feature_names, log_feature, schedule_features
+from ..core.graph import ProgramGraph
+from ..core.looptree import ANNOTATIONS, Loop, LoopTree, Statement
+from ..tir.opstats import (CATEGORY_INDEX, OP_CATEGORIES, extent_product, op_category,
                       tvm_dtype_bits)
-from .tircompat import (Block, BlockRealize, BufferLoad, load_buffer, post_order_visit,
+from ..tir.compat import (Block, BlockRealize, BufferLoad, load_buffer, post_order_visit,
                         region_buffer, tir)
 
 _KIND_ANNOTATION = {0: ANNOTATIONS["for"], 1: ANNOTATIONS["parallel"],

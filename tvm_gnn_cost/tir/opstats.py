@@ -14,25 +14,10 @@ import numpy as np
 import tvm
 from tvm import te
 
-from .looptree import base_names
-from .tircompat import IF_THEN_ELSE, Call, ProducerLoad, expr_dtype, post_order_visit, tir
+from ..core.features import OP_CATEGORIES
+from ..core.looptree import base_names
+from .compat import IF_THEN_ELSE, Call, ProducerLoad, expr_dtype, post_order_visit, tir
 
-#: Arithmetic categories counted per output element of a stage.
-OP_CATEGORIES = (
-    "float_add",
-    "float_mul",
-    "float_div",
-    "float_minmax",
-    "int_add",
-    "int_mul",
-    "int_divmod",
-    "compare",
-    "logic",
-    "select",
-    "math_call",
-    "cast",
-    "load",
-)
 CATEGORY_INDEX = {name: i for i, name in enumerate(OP_CATEGORIES)}
 _BINARY = {
     tir.Add: "add",

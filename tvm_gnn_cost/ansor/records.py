@@ -9,9 +9,9 @@ from typing import Dict, List, Optional, Sequence
 
 from tvm import auto_scheduler
 
-from . import workloads  # noqa: F401 - registers the built-in workloads, so their logs read back
+from ..workloads import operators  # noqa: F401 - registers the built-in workloads, so their logs read back
 from .featurizer import task_key
-from .trainer import FAILED_COST
+from ..core.trainer import FAILED_COST
 
 logger = logging.getLogger("tvm_gnn_cost")
 

@@ -45,7 +45,7 @@ def local_builder(max_workers: Optional[int] = None, timeout_sec: float = 30.0):
     timeout_sec : float
         Seconds one build may take before it counts as a failure.
     """
-    from .tircompat import MODERN
+    from ..tir.compat import MODERN
 
     if MODERN:
         from tvm.s_tir import meta_schedule as ms

@@ -156,7 +156,7 @@ def single_op(name: str, batch_size: int = 1,
 def single_op_tasks(name: str, target, batch_size: int = 1,
                     input_shape: Optional[Sequence[int]] = None) -> List[auto_scheduler.SearchTask]:
     """The Ansor task of an operator, as :func:`single_op` describes it."""
-    from . import workloads  # noqa: F401 - registers the workloads
+    from . import operators  # noqa: F401 - registers the workloads
 
     func, args = single_op(name, batch_size, input_shape)
     return [auto_scheduler.SearchTask(func=f"tvm_gnn_cost.{func}", args=args, target=target)]

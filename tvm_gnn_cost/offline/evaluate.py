@@ -12,12 +12,12 @@ from typing import Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from .dataset import log_tasks, register_logs
-from .featurizer import task_key
-from .logfile import read_log
-from .metrics import (normalized_throughput, pairwise_accuracy, per_task_share, recall_at_k,
+from ..ansor.dataset import log_tasks, register_logs
+from ..ansor.featurizer import task_key
+from ..ansor.logs import read_log
+from ..core.metrics import (normalized_throughput, pairwise_accuracy, per_task_share, recall_at_k,
                       throughput_errors, topk_score)
-from .records import TaskGroup, group_by_task
+from ..ansor.records import TaskGroup, group_by_task
 
 logger = logging.getLogger("tvm_gnn_cost")
 

@@ -66,8 +66,9 @@ def batch_graphs(graphs: Sequence[ProgramGraph]) -> GraphBatch:
     -------
     GraphBatch
     """
-    import dgl
     import torch
+
+    from ._dgl import dgl
 
     if not graphs:
         raise ValueError("batch_graphs needs at least one graph")

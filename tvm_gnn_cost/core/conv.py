@@ -1,10 +1,10 @@
 """One graph convolution along the data flow of a program, DGL style."""
 from __future__ import annotations
 
-import dgl
-import dgl.function as fn
 import torch
 from torch import nn
+
+from ._dgl import dgl, fn
 
 
 class DataFlowConv(nn.Module):

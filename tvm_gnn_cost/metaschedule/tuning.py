@@ -16,9 +16,9 @@ import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .curves import Curve
-from .metaschedule import GNNMetaCostModel, derived_object, ms, run_cost
-from .msbuild import local_builder
+from ..curves import Curve
+from .cost_model import GNNMetaCostModel, derived_object, ms, run_cost
+from .builder import local_builder
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -44,12 +44,12 @@ def ms_workload(name: str, target, batch_size: int = 1,
     import tvm
     from tvm import te
 
-    from . import workloads
-    from .networks import relay, relay_network, single_op
+    from ..workloads import operators
+    from ..workloads.networks import relay, relay_network, single_op
 
     if name in ("matmul", "conv2d"):  # the same operators and shapes as the Ansor runs
         func, args = single_op(name, batch_size, input_shape)
-        tensors = getattr(workloads, func)(*args)
+        tensors = getattr(operators, func)(*args)
         return MSWorkload(name, [(name, tvm.IRModule({"main": te.create_prim_func(tensors)}))],
                           [1.0])
     if relay is not None:
@@ -64,7 +64,7 @@ def ms_workload(name: str, target, batch_size: int = 1,
 def ms_workload_from_torch(name: str, module, example_inputs: Sequence, target) -> MSWorkload:
     """The MetaSchedule tasks of any ``torch.nn.Module``: through Relay on TVM 0.19, through
     Relax on apache-tvm."""
-    from .networks import from_torch, relay
+    from ..workloads.networks import from_torch, relay
 
     if relay is not None:
         mod, params, _ = from_torch(module, example_inputs)
@@ -85,7 +85,7 @@ def _from_extracted(name: str, extracted, target) -> MSWorkload:
 def relax_network(name: str, batch_size: int = 1, input_shape: Optional[Sequence[int]] = None):
     """A network as a fused Relax module (apache-tvm without Relay): the BERT-style encoders
     (``bert``, ``bert-tiny``, ``bert-medium``), from PyTorch."""
-    from .networks import BERT_SIZES, bert_module
+    from ..workloads.networks import BERT_SIZES, bert_module
 
     if name not in BERT_SIZES:
         raise ValueError(f"{name!r} needs Relay (relay.testing), which this TVM does not have; "

@@ -1,0 +1,86 @@
+"""Ansor logs -> featurized records in shards (:mod:`.store`), in worker processes if asked."""
+from __future__ import annotations
+
+import glob
+import logging
+import os
+from typing import Sequence
+
+from ..ansor.cost_model import GNNCostModel
+from ..ansor.dataset import register_logs
+from ..ansor.featurizer import task_key
+from ..ansor.logs import LogReport, iter_log
+from ..ansor.records import group_by_task
+from .store import RecordStore, ShardWriter, merge_stores
+
+logger = logging.getLogger("tvm_gnn_cost")
+
+_CHUNK = 1024  # records read before featurizing them together
+
+
+def _featurize_log(log: str, root: str, prefix: str, shard_size: int,
+                   featurizer_config, model=None) -> RecordStore:
+    """Stream one log into shards ``root/prefix*.shard``."""
+    model = model or GNNCostModel(featurizer_config=featurizer_config)
+    register_logs([log])
+    writer = ShardWriter(root, prefix, shard_size)
+    report = LogReport(log)
+
+    def flush(inputs, results):
+        for group in group_by_task(inputs, results, model.rebuilder):
+            key = task_key(group.task)
+            for g, c in zip(model.featurize_measured(group.task, group.states), group.costs):
+                if g.valid and g.num_nodes:
+                    writer.add(g, key, c)
+
+    inputs, results = [], []
+    for inp, res in iter_log(log, report=report):
+        inputs.append(inp)
+        results.append(res)
+        if len(inputs) == _CHUNK:
+            flush(inputs, results)
+            inputs, results = [], []
+    flush(inputs, results)
+    writer.flush()
+    if model.rebuilder.skipped:
+        report.skipped.update(model.rebuilder.skipped)
+        model.rebuilder.skipped.clear()
+    logger.info("featurized %s", report.describe())
+    return RecordStore(root, writer.shards, writer.summary)
+
+
+def featurize_logs(model, logs: Sequence[str], root: str, shard_size: int = 4096,
+                   workers: int = 1) -> RecordStore:
+    """Featurize every usable record of ``logs`` into shards in ``root``.
+
+    Uses ``model``'s featurizer settings; task files beside the logs (see
+    :mod:`tvm_gnn_cost.ansor.dataset`) are loaded first so that network workloads can
+    be read. With ``workers > 1`` the logs are streamed in that many worker
+    processes, one log each.
+    """
+    if shard_size < 1:
+        raise ValueError(f"shard_size must be at least 1, got {shard_size}")
+    os.makedirs(root, exist_ok=True)
+    for old in glob.glob(os.path.join(root, "*.shard")):
+        os.remove(old)
+    prefixes = [f"{i:05d}-" for i in range(len(logs))]
+    if workers > 1 and len(logs) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        ctx = multiprocessing.get_context("spawn")  # TVM and torch do not survive a fork well
+        n = len(logs)
+        with ProcessPoolExecutor(min(workers, n), mp_context=ctx) as pool:
+            parts = list(pool.map(_featurize_log, logs, [root] * n, prefixes, [shard_size] * n,
+                                  [model.featurizer.config] * n))
+    else:
+        parts = [_featurize_log(log, root, p, shard_size, None, model)
+                 for log, p in zip(logs, prefixes)]
+    store = merge_stores(parts, root)
+    if not len(store):
+        raise ValueError(f"no usable measurement record in {list(logs)}; were the logs written "
+                         "by Ansor and their task files kept beside them?")
+    return store
+
+
+__all__ = ["featurize_logs"]

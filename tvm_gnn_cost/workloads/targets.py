@@ -1,0 +1,48 @@
+"""Targets: this machine's CPU, the core count MetaSchedule needs, and what this TVM can build."""
+from __future__ import annotations
+
+import logging
+import os
+
+import tvm
+
+logger = logging.getLogger("tvm_gnn_cost")
+
+
+def host_target() -> tvm.target.Target:
+    """LLVM for this machine's CPU, with its ``-mcpu`` (plain ``llvm`` is generic x86-64)."""
+    # The dict form: apache-tvm 0.27 no longer parses "llvm -mcpu=..." (same target on 0.19).
+    return tvm.target.Target({"kind": "llvm", "mcpu": tvm.target.codegen.llvm_get_system_cpu()})
+
+
+def with_num_cores(target, num_cores: int = 0) -> tvm.target.Target:
+    """``target`` with ``num-cores`` set (MetaSchedule's CPU rules need it); this machine's
+    core count unless given."""
+    target = tvm.target.Target(target)
+    if "num-cores" in target.attrs:
+        return target
+    cores = num_cores or os.cpu_count() or 1
+    return tvm.target.Target({**dict(target.export()), "num-cores": cores})
+
+
+def check_target(target) -> None:
+    """Raise ``ValueError`` if this TVM build cannot compile code for ``target``; warn
+    about an LLVM CPU target without ``-mcpu``.
+
+    A CUDA target on a TVM built without CUDA otherwise fails every single
+    measurement with a build error, hours into a tuning job.
+    """
+    target = tvm.target.Target(target)
+    kind = target.kind.name
+    if tvm.get_global_func(f"target.build.{kind}", allow_missing=True) is None:
+        raise ValueError(
+            f"this TVM build cannot compile for target kind {kind!r} (no target.build.{kind}). "
+            f"Install a TVM built with {kind} support (for CUDA: USE_CUDA=ON), or tune for the "
+            "host CPU (the default target).")
+    if kind == "llvm" and not target.mcpu:
+        logger.warning("target %r has no -mcpu: LLVM emits generic x86-64 code. "
+                       "Add -mcpu=%s for this machine.", str(target),
+                       tvm.target.codegen.llvm_get_system_cpu())
+
+
+__all__ = ["check_target", "host_target", "with_num_cores"]
