@@ -11,18 +11,15 @@ learning rate for the online fine-tuning, and one without fine-tuning.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from dataclasses import replace
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from tvm_gnn_cost.ansor.cost_model import GNNCostModel  # noqa: E402
+from tvm_gnn_cost.ansor.cost_model import GNNCostModel
 from tvm_gnn_cost.core.labels import normalized_throughput
 from tvm_gnn_cost.core.metrics import pairwise_accuracy
-from tvm_gnn_cost.offline.pretrain import load_records  # noqa: E402
+from tvm_gnn_cost.offline.pretrain import load_records
 
 
 def replay(ckpt: str, data, order, per_task: int, lr, seed: int):

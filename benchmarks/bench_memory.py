@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import resource
 import sys
 import time
@@ -22,11 +21,10 @@ import numpy as np
 import psutil
 from tvm import auto_scheduler
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import measured_records  # noqa: E402
+from common import measured_records
 
-from tvm_gnn_cost.ansor.cost_model import GNNCostModel  # noqa: E402
-from tvm_gnn_cost.core.config import TrainerConfig  # noqa: E402
+from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+from tvm_gnn_cost.core.config import TrainerConfig
 
 
 def jittered(results, rng):

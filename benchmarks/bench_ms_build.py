@@ -17,14 +17,14 @@ import time
 
 os.environ.setdefault("TOPHUB_LOCATION", "NONE")
 
-import tvm  # noqa: E402
-from tvm import te  # noqa: E402
+import tvm
+from tvm import te
 
-from tvm_gnn_cost.workloads import operators  # noqa: E402
-from tvm_gnn_cost.metaschedule.cost_model import ms  # noqa: E402
-from tvm_gnn_cost.metaschedule.builder import local_builder  # noqa: E402
-from tvm_gnn_cost.tir.compat import MODERN, Schedule  # noqa: E402
-from tvm_gnn_cost.workloads.targets import host_target, with_num_cores  # noqa: E402
+from tvm_gnn_cost.workloads import operators
+from tvm_gnn_cost.metaschedule.cost_model import ms
+from tvm_gnn_cost.metaschedule.builder import local_builder
+from tvm_gnn_cost.tir.compat import MODERN, Schedule
+from tvm_gnn_cost.workloads.targets import host_target, with_num_cores
 
 
 def scheduled_matmul():

@@ -12,22 +12,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 os.environ.setdefault("TOPHUB_LOCATION", "NONE")
 
-import tvm  # noqa: E402
+import tvm
 
-from tvm_gnn_cost.metaschedule.cost_model import GNNMetaCostModel, ms  # noqa: E402
-from tvm_gnn_cost.metaschedule.builder import local_builder  # noqa: E402
-from tvm_gnn_cost.metaschedule.tuning import make_ms_model, ms_workload  # noqa: E402
-from tvm_gnn_cost.tir.compat import Schedule  # noqa: E402
-from tvm_gnn_cost.workloads.targets import host_target, with_num_cores  # noqa: E402
+from tvm_gnn_cost.metaschedule.cost_model import GNNMetaCostModel, ms
+from tvm_gnn_cost.metaschedule.builder import local_builder
+from tvm_gnn_cost.metaschedule.tuning import make_ms_model, ms_workload
+from tvm_gnn_cost.tir.compat import Schedule
+from tvm_gnn_cost.workloads.targets import host_target, with_num_cores
 
 
 def candidates(work_dir: str, target, trials: int):

@@ -16,7 +16,7 @@ run() {  # workload, trials, extra args
   $PY -m tvm_gnn_cost compare --searcher metaschedule --network "$net" --models "$MODELS" \
     --trials "$trials" --trials-per-iter 16 --seeds "$SEEDS" --out "runs/ms-$net" "$@"
   mkdir -p "$OUT/$net"
-  cp "runs/ms-$net"/{curves.csv,curves.json,curves.png,summary.md} "$OUT/$net/"
+  cp "runs/ms-$net"/{curves.csv,curves.json,compare.json,curves.png,summary.md} "$OUT/$net/"
 }
 run matmul 160
 run conv2d 160

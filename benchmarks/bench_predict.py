@@ -13,22 +13,19 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import statistics
-import sys
 import time
 from dataclasses import replace
 
 import numpy as np
 from tvm import auto_scheduler
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import costs_of, measured_records, split_by_task  # noqa: E402
+from common import costs_of, measured_records, split_by_task
 
-from tvm_gnn_cost.ansor.cost_model import GNNCostModel  # noqa: E402
-from tvm_gnn_cost.core.config import LOSSES, TrainerConfig  # noqa: E402
-from tvm_gnn_cost.core.metrics import pairwise_accuracy  # noqa: E402
-from tvm_gnn_cost.ansor.sampling import sample_states  # noqa: E402
+from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+from tvm_gnn_cost.core.config import LOSSES, TrainerConfig
+from tvm_gnn_cost.core.metrics import pairwise_accuracy
+from tvm_gnn_cost.ansor.sampling import sample_states
 
 
 def ranking_accuracy(model, tasks, inputs, results, test):

@@ -21,20 +21,17 @@ near the best ones; XGBModel (trained on the same history) is scored too.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from collections import defaultdict
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from tvm_gnn_cost.ansor.cost_model import GNNCostModel  # noqa: E402
-from tvm_gnn_cost.core.config import TrainerConfig  # noqa: E402
+from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+from tvm_gnn_cost.core.config import TrainerConfig
 from tvm_gnn_cost.core.labels import normalized_throughput
 from tvm_gnn_cost.core.metrics import pairwise_accuracy
-from tvm_gnn_cost.offline.pretrain import load_records  # noqa: E402
-from tvm_gnn_cost.core.prior import blend_scores, prior_weight  # noqa: E402
+from tvm_gnn_cost.offline.pretrain import load_records
+from tvm_gnn_cost.core.prior import blend_scores, prior_weight
 
 
 def replay(ckpt: str, data, per_round: int, n_test: int, ks, seed: int):

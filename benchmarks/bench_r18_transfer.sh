@@ -19,11 +19,12 @@ $PY benchmarks/without_network.py "$RUN/data" data/train/resnet-18.tasks.pkl.gz 
   | tee "$OUT/pretrain.txt"
 # The shipped checkpoint's recipe: a validation run picks the epochs, then train on all.
 $PY -m tvm_gnn_cost pretrain "$RUN"/data/*.json.gz --out "$RUN/gnn-val.pt" --workers 2 \
-  | tee -a "$OUT/pretrain.txt"
-EPOCHS=$(sed -n 's/.*best epoch \([0-9]*\) of.*/\1/p' "$OUT/pretrain.txt")
+  --results "$RUN/gnn-val.json" | tee -a "$OUT/pretrain.txt"
+EPOCHS=$($PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["best_epoch"])' \
+  "$RUN/gnn-val.json")
 $PY -m tvm_gnn_cost pretrain "$RUN"/data/*.json.gz --out "$RUN/gnn-no-r18.pt" --workers 2 \
   --val-fraction 0 --epochs "$EPOCHS" | tee -a "$OUT/pretrain.txt"
 $PY -m tvm_gnn_cost compare --network resnet-18 --models "$MODELS" \
   --pretrained "$RUN/gnn-no-r18.pt" --prior-records "${PRIOR_RECORDS:-128}" --trials 480 \
   --seeds "$SEEDS" --measures-per-round 8 --out "$RUN"
-cp "$RUN"/{curves.csv,curves.json,curves.png,summary.md} "$OUT/"
+cp "$RUN"/{curves.csv,curves.json,compare.json,curves.png,summary.md} "$OUT/"

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from typing import Sequence
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from tvm_gnn_cost.ansor.cost_model import GNNCostModel  # noqa: E402
-from tvm_gnn_cost.ansor.dataset import register_logs  # noqa: E402
-from tvm_gnn_cost.offline.evaluate import (Scored, drop_seen, gnn_scorer, load_groups,  # noqa: E402
+from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+from tvm_gnn_cost.ansor.dataset import register_logs
+from tvm_gnn_cost.offline.evaluate import (Scored, drop_seen, gnn_scorer, load_groups,
                                    read_logs, score, stacked)
-from tvm_gnn_cost.core.metrics import pairwise_by_ratio  # noqa: E402
+from tvm_gnn_cost.core.metrics import pairwise_by_ratio
 
 EDGES = (1.1, 1.3, 2.0)
 HEADER = "| pairs apart by | < 1.1x | 1.1-1.3x | 1.3-2x | > 2x |\n|---|---:|---:|---:|---:|"

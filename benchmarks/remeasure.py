@@ -17,20 +17,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from pair_buckets import HEADER, bucket_row  # noqa: E402  (benchmarks/, beside this file)
-from tvm_gnn_cost.ansor.dataset import register_logs  # noqa: E402
-from tvm_gnn_cost.offline.evaluate import (METRICS, Scored, drop_seen, load_groups, metrics,  # noqa: E402
+from pair_buckets import HEADER, bucket_row  # benchmarks/, beside this file
+from tvm_gnn_cost.ansor.dataset import register_logs
+from tvm_gnn_cost.offline.evaluate import (METRICS, Scored, drop_seen, load_groups, metrics,
                                    read_logs)
-from tvm_gnn_cost.ansor.featurizer import task_key  # noqa: E402
-from tvm_gnn_cost.ansor.records import TaskRebuilder, measured_cost  # noqa: E402
-from tvm_gnn_cost.ansor.sampling import measure_states  # noqa: E402
+from tvm_gnn_cost.ansor.featurizer import task_key
+from tvm_gnn_cost.ansor.records import TaskRebuilder, measured_cost
+from tvm_gnn_cost.ansor.sampling import measure_states
 
 
 def _remeasured(log: str, out_dir: str, seen: list, chunk: int = 16):

@@ -11,11 +11,9 @@ import gzip
 import json
 import os
 import shutil
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from tvm_gnn_cost.ansor.dataset import tasks_path  # noqa: E402
+from tvm_gnn_cost.ansor.dataset import tasks_path
 
 
 def _open(path: str, mode: str):

@@ -15,13 +15,19 @@ mkdir -p "$OUT"
 for s in "$@"; do
   ckpt=$OUT/$name-s$s.pt
   # shellcheck disable=SC2086 # TRAIN and args are word lists
-  val=$($PY -m tvm_gnn_cost pretrain $TRAIN --out "$ckpt" --cache "$OUT/cache-$name-$s" \
-    --seed "$s" $args 2>/dev/null \
-    | sed -n 's/.*best epoch \([0-9]*\) of \([0-9]*\), validation pairwise accuracy \([0-9.]*\).*/\1 \2 \3/p')
+  $PY -m tvm_gnn_cost pretrain $TRAIN --out "$ckpt" --results "$OUT/$name-s$s.json" \
+    --cache "$OUT/cache-$name-$s" --seed "$s" $args > /dev/null 2>&1
   # shellcheck disable=SC2086
-  held=$($PY -m tvm_gnn_cost evaluate --model "$ckpt" --baseline none --train $TRAIN \
-    -- data/heldout/*.json.gz 2>/dev/null \
-    | sed -n 's/^| \*\*gnn\*\* | all [0-9]* | [0-9]* | \(.*\) |$/\1/p')
-  echo "$name seed $s | best epoch, epochs, val pairwise: $val | held out: $held"
+  $PY -m tvm_gnn_cost evaluate --model "$ckpt" --baseline none --train $TRAIN \
+    --json "$OUT/$name-s$s.eval.json" -- data/heldout/*.json.gz > /dev/null 2>&1
+  $PY - "$name" "$s" "$OUT/$name-s$s.json" "$OUT/$name-s$s.eval.json" <<'PY'
+import json, sys
+name, seed, train, held = sys.argv[1:]
+t = json.load(open(train))
+g = json.load(open(held))["gnn"]["all"]
+metrics = " | ".join(f"{g[k]:.3f}" for k in ("pairwise", "top1", "top5", "recall@5", "rmse", "mape"))
+print(f"{name} seed {seed} | best epoch, epochs, val pairwise: {t['best_epoch']} {t['epochs']} "
+      f"{t['best_val_accuracy']:.3f} | held out: {metrics}")
+PY
   rm -rf "$OUT/cache-$name-$s"
 done

@@ -5,6 +5,7 @@ and seed, and print both search curves.
 """
 import argparse
 import logging
+import math
 import os
 import tempfile
 import time
@@ -32,19 +33,18 @@ def main(argv=None):
         print(f"tuning with {name} ({args.trials} trials) ...", flush=True)
         curves[name] = tune(tasks, make_model(name, seed=args.seed), args.trials,
                             os.path.join(out, f"{name}.json"), seed=args.seed,
-                            search_params=SMALL_SEARCH, measures_per_round=8).points
+                            search_params=SMALL_SEARCH, measures_per_round=8, name=name)
         print(f"  done in {time.time() - start:.0f} s", flush=True)
 
     names = list(curves)
     print("\nbest estimated latency (ms, sum over tasks) against measured trials")
     print("| trials | " + " | ".join(names) + " |")
     print("|---:|" + "---:|" * len(names))
-    trials = sorted({p.trials for pts in curves.values() for p in pts})
-    for t in trials:
+    for t in sorted({t for c in curves.values() for t in c.trials}):
         row = []
         for n in names:
-            pts = [p for p in curves[n] if p.trials <= t]
-            row.append(f"{pts[-1].latency * 1e3:.4f}" if pts and pts[-1].latency < 1e9 else "-")
+            seen = [lat for k, lat in zip(curves[n].trials, curves[n].latency) if k <= t]
+            row.append(f"{seen[-1] * 1e3:.4f}" if seen and math.isfinite(seen[-1]) else "-")
         print(f"| {t} | " + " | ".join(row) + " |")
     print(f"\nlogs in {out}")
 

@@ -31,8 +31,8 @@ def main(argv=None):
     curve = tune([task], model, args.trials, args.log, seed=args.seed,
                  search_params=None if args.full_search else SMALL_SEARCH,
                  measures_per_round=min(16, args.trials))
-    for pt in curve.points:
-        print(f"trials {pt.trials:4d}  {pt.seconds:7.1f} s  best {pt.latency * 1e3:8.4f} ms")
+    for trials, seconds, latency in zip(curve.trials, curve.seconds, curve.latency):
+        print(f"trials {trials:4d}  {seconds:7.1f} s  best {latency * 1e3:8.4f} ms")
 
     sch, tensors = task.apply_best(args.log)
     func = tvm.build(sch, tensors, target)

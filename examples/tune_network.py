@@ -43,9 +43,8 @@ def main(argv=None):
     curve = tune(tasks, model, args.trials, args.log, weights=weights, seed=args.seed,
                  search_params=None if args.full_search else SMALL_SEARCH,
                  measures_per_round=16)
-    last = curve.points[-1]
-    print(f"tuned {last.trials} trials in {last.seconds:.0f} s; "
-          f"estimated latency {last.latency * 1e3:.3f} ms")
+    print(f"tuned {curve.trials[-1]} trials in {curve.wall:.0f} s; "
+          f"estimated latency {curve.final * 1e3:.3f} ms")
 
     with auto_scheduler.ApplyHistoryBest(args.log):
         with tvm.transform.PassContext(opt_level=3,

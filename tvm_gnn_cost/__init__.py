@@ -29,5 +29,5 @@ def __getattr__(name):
     raise AttributeError(f"module 'tvm_gnn_cost' has no attribute {name!r}")
 
 
-__all__ = ["GNNCostModel", "GNNMetaCostModel", "StateFeaturizer", "ProgramGraph", "FeaturizerConfig", "ModelConfig",
-           "TrainerConfig", "PretrainConfig", "__version__"]
+__all__ = ["GNNCostModel", "GNNMetaCostModel", "StateFeaturizer", "ProgramGraph",
+           "FeaturizerConfig", "ModelConfig", "TrainerConfig", "PretrainConfig", "__version__"]

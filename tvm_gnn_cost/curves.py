@@ -1,5 +1,6 @@
-"""Search curves: best estimated latency against trials and time, from runs or from logs;
-saved as CSV/JSON, drawn as a PNG, summarized as a markdown table."""
+"""Search curves, one type for every search: best estimated latency against trials and time,
+recorded live (Ansor's ``TaskScheduler``, MetaSchedule's measure callbacks) or rebuilt from
+logs; saved as CSV/JSON, drawn as a PNG, summarized as a markdown table."""
 from __future__ import annotations
 
 import csv
@@ -11,6 +12,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
+
+from .core.labels import FAILED_COST
 
 INF = float("inf")
 
@@ -34,6 +37,12 @@ class Curve:
     def wall(self) -> float:
         return self.seconds[-1] if self.seconds else 0.0
 
+    def add(self, trials: int, seconds: float, latency: float) -> None:
+        """Append the state after a round (``latency`` in seconds, ``inf`` if not known)."""
+        self.trials.append(int(trials))
+        self.seconds.append(max(0.0, float(seconds)))
+        self.latency.append(float(latency) if math.isfinite(latency) else INF)
+
     def trials_to_reach(self, latency: float) -> Optional[int]:
         """First trial count at which the curve is at or below ``latency``; None if never."""
         for t, lat in zip(self.trials, self.latency):
@@ -56,7 +65,6 @@ def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: i
     """
     from .ansor.logs import read_log
     from .ansor.records import measured_cost
-    from .core.trainer import FAILED_COST
 
     best = {k: INF for k in weights}
     curve = Curve(model, seed)
@@ -111,10 +119,7 @@ def weights_measured(tasks, weights, logs: Sequence[str]):
 
 def _add_point(curve: Curve, trials: int, seconds: float, best: Dict[str, float],
                weights: Dict[str, float]) -> None:
-    lat = sum(weights[k] * best[k] for k in weights if weights[k] > 0)
-    curve.trials.append(trials)
-    curve.seconds.append(max(0.0, seconds))
-    curve.latency.append(lat if math.isfinite(lat) else INF)
+    curve.add(trials, seconds, sum(weights[k] * best[k] for k in weights if weights[k] > 0))
 
 
 def write_curves(curves: Sequence[Curve], out_dir: str) -> None:

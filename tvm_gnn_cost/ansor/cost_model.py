@@ -9,18 +9,19 @@ from typing import Optional
 import numpy as np
 from tvm.auto_scheduler.cost_model.cost_model import PythonBasedModel
 
-from ..core.checkpoint import check_feature_names, load_checkpoint, save_checkpoint
-from ..core.config import FeaturizerConfig, ModelConfig, TrainerConfig
+from ..core.checkpoint import Checkpointed, check_feature_names, load_checkpoint
+from ..core.config import (FeaturizerConfig, ModelConfig, TrainerConfig,
+                           resolve_trainer_config)
+from ..core.prior import blend_scores, prior_weight
+from ..core.trainer import OnlineTrainer
 from .featurizer import StateFeaturizer, task_key
 from .logs import read_log
-from ..core.prior import blend_scores, prior_weight
 from .records import TaskRebuilder, group_by_task, infer_bound
-from ..core.trainer import OnlineTrainer
 
 logger = logging.getLogger("tvm_gnn_cost")
 
 
-class GNNCostModel(PythonBasedModel):
+class GNNCostModel(Checkpointed, PythonBasedModel):
     """Graph neural network cost model for Ansor's ``SketchPolicy``.
 
     Share one instance across all tasks:
@@ -30,14 +31,15 @@ class GNNCostModel(PythonBasedModel):
 
     Parameters
     ----------
-    seed : int
-        Seeds weights, batching and pre-warm-up scores: same seed, same scores.
+    seed : int, optional
+        Seeds weights, batching and pre-warm-up scores: same seed, same scores
+        (``trainer_config.seed`` if not given; giving both, differently, is an error).
     num_warmup_sample : int, optional
         Measured records before the GNN is trained; until then scores are a
         deterministic hash of each state (random exploration, as XGBModel's
-        random scores). Overrides ``trainer_config.num_warmup_sample``.
+        random scores). A shortcut for ``trainer_config.num_warmup_sample``, as ``seed``.
     model_config, trainer_config, featurizer_config : optional
-        See :mod:`tvm_gnn_cost.config`.
+        See :mod:`tvm_gnn_cost.core.config`.
     prior : str, optional
         Checkpoint of a pretrained GNN (``tvm-gnn-cost pretrain``) to keep frozen as a
         prior, see :meth:`load_prior`.
@@ -45,16 +47,15 @@ class GNNCostModel(PythonBasedModel):
         A task's own valid records at which the prior and the online GNN weigh the same.
     """
 
-    def __init__(self, seed: int = 0, num_warmup_sample: Optional[int] = None,
+    def __init__(self, seed: Optional[int] = None, num_warmup_sample: Optional[int] = None,
                  model_config: Optional[ModelConfig] = None,
                  trainer_config: Optional[TrainerConfig] = None,
                  featurizer_config: Optional[FeaturizerConfig] = None,
                  prior: Optional[str] = None, prior_records: float = 128.0):
         super().__init__()
-        tcfg = replace(trainer_config or TrainerConfig(), seed=seed)
-        if num_warmup_sample is not None:
-            tcfg = replace(tcfg, num_warmup_sample=num_warmup_sample)
-        self._build(model_config or ModelConfig(), tcfg, featurizer_config or FeaturizerConfig())
+        self._build(model_config or ModelConfig(),
+                    resolve_trainer_config(trainer_config, seed, num_warmup_sample),
+                    featurizer_config or FeaturizerConfig())
         self.rebuilder = TaskRebuilder()
         self.prior: Optional[OnlineTrainer] = None
         self.prior_records = float(prior_records)
@@ -64,6 +65,8 @@ class GNNCostModel(PythonBasedModel):
 
     def _build(self, mcfg: ModelConfig, tcfg: TrainerConfig, fcfg: FeaturizerConfig) -> None:
         self.featurizer = StateFeaturizer(fcfg)
+        self.featurizer_config = fcfg
+        self.feature_names = self.featurizer.names
         self.trainer = OnlineTrainer(self.featurizer.n_features, mcfg, tcfg)
         self.last_fit = None
         self.last_skipped: Counter = Counter()  # records of the last update that were not used
@@ -171,21 +174,7 @@ class GNNCostModel(PythonBasedModel):
 
         With a prior, this saves the online GNN; the prior stays in its own file.
         """
-        save_checkpoint(file_name, self.trainer, self.featurizer.config, self.featurizer.names)
-
-    def load(self, file_name: str) -> None:
-        """Replace this model by the one saved in ``file_name``; it predicts at once.
-
-        Raises
-        ------
-        ValueError
-            If the file is not a GNNCostModel checkpoint, is corrupt, or was
-            written for another feature schema.
-        """
-        payload, mcfg, tcfg, fcfg = load_checkpoint(file_name)
-        self._build(mcfg, tcfg, fcfg)
-        check_feature_names(file_name, payload, self.featurizer.names)
-        self.trainer.load_state(payload["state"])
+        super().save(file_name)
 
     def load_prior(self, file_name: str) -> None:
         """Keep the pretrained GNN of ``file_name`` frozen as a prior for this model.
@@ -193,7 +182,7 @@ class GNNCostModel(PythonBasedModel):
         The online GNN keeps learning this job from its own measurements, without
         exploration noise; on each task the two scores are mixed, the prior leading
         until the task has about ``prior_records`` valid records of its own (see
-        :mod:`tvm_gnn_cost.prior`). Unlike :meth:`load`, the pretrained weights
+        :mod:`tvm_gnn_cost.core.prior`). Unlike :meth:`load`, the pretrained weights
         are never fine-tuned, so what they learned is not erased by a few records.
 
         Raises
@@ -211,4 +200,4 @@ class GNNCostModel(PythonBasedModel):
         prior = OnlineTrainer(self.featurizer.n_features, mcfg, replace(tcfg, explore_records=0))
         prior.load_state(payload["state"])
         self.prior = prior
-        self.trainer.config = replace(self.trainer.config, explore_records=0)
+        self.trainer.configure(replace(self.trainer.config, explore_records=0))

@@ -66,7 +66,7 @@ def read_task_file(path: str) -> Tuple[List[auto_scheduler.SearchTask], List[int
     if isinstance(data, list):
         data = (data, [1] * len(data))
     if not (isinstance(data, tuple) and len(data) == 2 and len(data[0]) == len(data[1])):
-        raise ValueError(f"{path} is not a task file written by tvm_gnn_cost.dataset.save_tasks")
+        raise ValueError(f"{path} is not a task file written by tvm_gnn_cost.ansor.dataset.save_tasks")
     return list(data[0]), [int(w) for w in data[1]]
 
 

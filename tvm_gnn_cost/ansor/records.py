@@ -11,7 +11,7 @@ from tvm import auto_scheduler
 
 from ..workloads import operators  # noqa: F401 - registers the built-in workloads, so their logs read back
 from .featurizer import task_key
-from ..core.trainer import FAILED_COST
+from ..core.labels import FAILED_COST
 
 logger = logging.getLogger("tvm_gnn_cost")
 

@@ -2,14 +2,16 @@
 from __future__ import annotations
 
 import logging
+import math
 import os
 import time
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Optional, Sequence
 
 from tvm import auto_scheduler
 from tvm.auto_scheduler.task_scheduler import TaskSchedulerCallback
 
+from ..core.labels import FAILED_COST
+from ..curves import Curve
 from .logs import read_log, repair_log
 from ..workloads.targets import check_target
 
@@ -23,24 +25,14 @@ SMALL_SEARCH = {
 }
 
 
-@dataclass
-class CurvePoint:
-    """The state of the search after one round."""
+class CurveRecorder(TaskSchedulerCallback):
+    """Adds a point to a :class:`~tvm_gnn_cost.curves.Curve` after every round: trials, seconds
+    since the first round, and the estimated latency (``inf`` until every task has a valid
+    measurement). ``offset`` trials (already in the log when a run resumes) are added to the
+    counts."""
 
-    trials: int
-    seconds: float
-    latency: float  # sum of weight x best cost over tasks (seconds); inf before all are measured
-    best: List[float] = field(default_factory=list)  # best cost per task (seconds)
-
-
-class SearchCurve(TaskSchedulerCallback):
-    """Records best estimated latency against trials after every round.
-
-    ``offset`` trials (already in the log when a run resumes) are added to the counts.
-    """
-
-    def __init__(self, offset: int = 0):
-        self.points: List[CurvePoint] = []
+    def __init__(self, curve: Curve, offset: int = 0):
+        self.curve = curve
         self.offset = offset
         self._start: Optional[float] = None
 
@@ -49,13 +41,17 @@ class SearchCurve(TaskSchedulerCallback):
             self._start = time.perf_counter()
 
     def post_tune(self, task_scheduler, task_id):
-        best = [float(c) for c in task_scheduler.best_costs]
-        known = all(c < 1e9 for c in best)
-        latency = float(task_scheduler.cur_score) if known else float("inf")
+        latency = estimated_latency(task_scheduler)
         trials = self.offset + int(task_scheduler.ct)
-        self.points.append(CurvePoint(trials, time.perf_counter() - (self._start or 0.0),
-                                      latency, best))
+        self.curve.add(trials, time.perf_counter() - (self._start or 0.0), latency)
         logger.info("trials %d  estimated latency %.4f ms", trials, latency * 1e3)
+
+
+def estimated_latency(task_scheduler) -> float:
+    """Sum of weight x best cost over the tasks (seconds); ``inf`` while a task has none."""
+    if any(float(c) >= FAILED_COST for c in task_scheduler.best_costs):
+        return float("inf")
+    return float(task_scheduler.cur_score)
 
 
 class ProgressBar(TaskSchedulerCallback):
@@ -70,9 +66,9 @@ class ProgressBar(TaskSchedulerCallback):
     def post_tune(self, task_scheduler, task_id):
         now = self.done + int(task_scheduler.ct)
         self.bar.update(now - self.bar.n)
-        score = float(task_scheduler.cur_score)
-        known = all(float(c) < 1e9 for c in task_scheduler.best_costs)
-        self.bar.set_postfix_str(f"best {score * 1e3:.4f} ms" if known else "best: not all tasks yet")
+        latency = estimated_latency(task_scheduler)
+        self.bar.set_postfix_str(f"best {latency * 1e3:.4f} ms" if math.isfinite(latency)
+                                 else "best: not all tasks yet")
 
     def close(self):
         self.bar.close()
@@ -93,16 +89,24 @@ class _StopAfter(TaskSchedulerCallback):
             raise _BudgetSpent
 
 
-def make_model(name: str, seed: int = 0):
+def make_model(name: str, seed: int = 0, pretrained: Optional[str] = None,
+               prior: Optional[str] = None, prior_records: float = 128.0):
     """A cost model by name: ``gnn``, ``xgb`` or ``random``.
 
-    ``xgb`` is Ansor's ``XGBModel`` with the GNN's warm-up (16 records rather
-    than 100), so that both start learning after the same measurements.
+    ``gnn`` is a :class:`GNNCostModel`, started from the checkpoint ``pretrained`` (it keeps
+    learning) or with the checkpoint ``prior`` kept frozen beside it, if given. ``xgb`` is
+    Ansor's ``XGBModel`` with the GNN's warm-up (16 records rather than 100), so that both
+    start learning after the same measurements.
     """
+    if name != "gnn" and (pretrained or prior):
+        raise ValueError("a pretrained checkpoint or a prior needs the gnn model")
     if name == "gnn":
         from .cost_model import GNNCostModel
 
-        return GNNCostModel(seed=seed)
+        model = GNNCostModel(seed=seed, prior=prior, prior_records=prior_records)
+        if pretrained:
+            model.load(pretrained)
+        return model
     if name == "xgb":
         from ..core.config import TrainerConfig
 
@@ -126,7 +130,7 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
          weights: Optional[Sequence[float]] = None, seed: int = 0,
          search_params: Optional[Dict] = None, measures_per_round: int = 16,
          builder=None, runner=None, resume: bool = False, progress: bool = False,
-         verbose: int = 0) -> SearchCurve:
+         verbose: int = 0, name: str = "") -> Curve:
     """Tune ``tasks`` with ``model`` until ``trials`` measurements; returns the search curve.
 
     Parameters
@@ -155,6 +159,8 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
         search does not measure them again, and the scheduler starts from their best costs.
     progress : bool
         Show a progress bar.
+    name : str
+        The model's name in the returned curve.
     """
     for target in {str(t.target) for t in tasks}:
         check_target(target)
@@ -171,8 +177,8 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
                                             seed=seed + i, verbose=verbose,
                                             init_search_callbacks=init)
                 for i, t in enumerate(tasks)]
-    curve = SearchCurve(offset=done)
-    callbacks: list = [curve]
+    curve = Curve(name, seed)
+    callbacks: list = [CurveRecorder(curve, offset=done)]
     bar = ProgressBar(trials, done) if progress else None
     if bar:
         callbacks.append(bar)

@@ -1,25 +1,27 @@
 """Saving and loading a trained GNN: weights, configuration and feature schema, atomically.
 
-Shared by the Ansor and MetaSchedule adapters; knows nothing of TVM.
+Shared by the Ansor and MetaSchedule adapters (:class:`Checkpointed`); knows nothing of TVM.
 """
 from __future__ import annotations
 
 import os
 import tempfile
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import torch
 
-from .config import (FEATURE_SCHEMA_VERSION, FeaturizerConfig, ModelConfig, TrainerConfig,
+from .config import (FeaturizerConfig, ModelConfig, PretrainRecipe, TrainerConfig,
                      config_from_dict, config_to_dict)
+from .features import FEATURE_SCHEMA_VERSION
 from .trainer import OnlineTrainer
 
 FORMAT = "tvm_gnn_cost.GNNCostModel"
 
 
 def save_checkpoint(path: str, trainer: OnlineTrainer, featurizer_config: FeaturizerConfig,
-                    feature_names: List[str]) -> None:
-    """Write ``trainer``'s model and settings to ``path`` (the old file is kept on a crash)."""
+                    feature_names: List[str], recipe: Optional[PretrainRecipe] = None) -> None:
+    """Write ``trainer``'s model and settings to ``path`` (the old file is kept on a crash);
+    with the pretraining ``recipe`` that made it, if any."""
     payload = {
         "format": FORMAT,
         "schema": FEATURE_SCHEMA_VERSION,
@@ -29,6 +31,8 @@ def save_checkpoint(path: str, trainer: OnlineTrainer, featurizer_config: Featur
         "featurizer_config": config_to_dict(featurizer_config),
         "state": trainer.state(),
     }
+    if recipe is not None:
+        payload["recipe"] = config_to_dict(recipe)
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".gnn-", suffix=".tmp", dir=folder)
     try:
@@ -80,4 +84,48 @@ def check_feature_names(path: str, payload: dict, names: List[str]) -> None:
                          "retrain the model with this version")
 
 
-__all__ = ["FORMAT", "check_feature_names", "load_checkpoint", "save_checkpoint"]
+def checkpoint_recipe(path: str) -> Optional[PretrainRecipe]:
+    """The pretraining recipe saved in a checkpoint (None for one trained online only, or
+    pretrained before recipes were saved)."""
+    payload = load_checkpoint(path)[0]
+    return config_from_dict(PretrainRecipe, payload["recipe"]) if "recipe" in payload else None
+
+
+class Checkpointed:
+    """``save`` and ``load`` for an adapter: it keeps ``self.trainer`` (an
+    :class:`OnlineTrainer`), ``self.featurizer_config`` and ``self.feature_names``, and
+    rebuilds them in ``_build(model_config, trainer_config, featurizer_config)``."""
+
+    trainer: OnlineTrainer
+    featurizer_config: FeaturizerConfig
+    feature_names: List[str]
+    recipe: Optional[PretrainRecipe] = None  # set by pretraining; saved with the weights
+
+    def _build(self, mcfg: ModelConfig, tcfg: TrainerConfig, fcfg: FeaturizerConfig) -> None:
+        raise NotImplementedError
+
+    def save(self, path: str) -> None:
+        """Write weights, configuration and feature schema; atomic (old file kept on a crash)."""
+        save_checkpoint(path, self.trainer, self.featurizer_config, self.feature_names,
+                        self.recipe)
+
+    def load(self, path: str) -> None:
+        """Replace this model by the one saved in ``path`` (by either adapter); it predicts at
+        once.
+
+        Raises
+        ------
+        ValueError
+            If the file is not a checkpoint, is corrupt, or was written for another feature
+            schema.
+        """
+        payload, mcfg, tcfg, fcfg = load_checkpoint(path)
+        self._build(mcfg, tcfg, fcfg)
+        check_feature_names(path, payload, self.feature_names)
+        self.trainer.load_state(payload["state"])
+        self.recipe = (config_from_dict(PretrainRecipe, payload["recipe"])
+                       if "recipe" in payload else None)
+
+
+__all__ = ["FORMAT", "Checkpointed", "check_feature_names", "checkpoint_recipe",
+           "load_checkpoint", "save_checkpoint"]

@@ -5,13 +5,10 @@ for example ``TrainerConfig(loss="pairwise", max_epochs=50)``.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
-from typing import Any, Dict, Type, TypeVar
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any, Dict, Optional, Type, TypeVar
 
 T = TypeVar("T")
-
-#: Bump when the node features change meaning; checkpoints of another schema are refused.
-FEATURE_SCHEMA_VERSION = 1
 
 LOSSES = ("pairwise", "mse", "pairwise+mse", "wpairwise+mse", "lambdarank", "pairwise+logmse")
 
@@ -74,20 +71,65 @@ class PretrainConfig:
     finetune_lr: float = 1e-4
 
 
+@dataclass
+class PretrainRecipe:
+    """Everything ``tvm-gnn-cost pretrain`` trains with; the defaults are the recipe of the
+    shipped checkpoint ``data/gnn-cpu.pt`` (wider than the online GNN, with dropout and weight
+    decay: it learns from thousands of programs, not from one job's few hundred).
+
+    The command line overrides only the fields a user names; the checkpoint and the results
+    JSON keep the whole recipe.
+    """
+
+    model: ModelConfig = field(
+        default_factory=lambda: ModelConfig(hidden=128, readout_hidden=128, dropout=0.2))
+    trainer: TrainerConfig = field(default_factory=lambda: TrainerConfig(weight_decay=1e-3))
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+
+    def with_seed(self, seed: int) -> "PretrainRecipe":
+        """The recipe with ``seed`` for the weights (trainer) and the split and batches
+        (pretrain)."""
+        return PretrainRecipe(self.model, replace(self.trainer, seed=seed),
+                              replace(self.pretrain, seed=seed))
+
+
+def resolve_trainer_config(config: Optional[TrainerConfig], seed: Optional[int] = None,
+                           num_warmup_sample: Optional[int] = None) -> TrainerConfig:
+    """``config`` (default :class:`TrainerConfig`) with the adapters' shortcut arguments.
+
+    ``seed`` and ``num_warmup_sample`` may be given as arguments (as ``XGBModel`` takes them)
+    or in ``config``, not both with different values: a silent override hides which one won.
+    """
+    given = {k: v for k, v in (("seed", seed), ("num_warmup_sample", num_warmup_sample))
+             if v is not None}
+    if config is None:
+        return replace(TrainerConfig(), **given)
+    clash = {k: (v, getattr(config, k)) for k, v in given.items() if getattr(config, k) != v}
+    if clash:
+        raise ValueError(", ".join(f"{k}={a} contradicts trainer_config.{k}={b}"
+                                   for k, (a, b) in clash.items())
+                         + "; set it in one place (the argument or the TrainerConfig)")
+    return config
+
+
 def config_to_dict(cfg: Any) -> Dict[str, Any]:
     """A JSON-friendly copy of a config dataclass."""
     return asdict(cfg)
 
 
 def config_from_dict(cls: Type[T], data: Dict[str, Any]) -> T:
-    """Rebuild a config, refusing unknown keys with a clear message."""
-    known = {f.name for f in fields(cls)}
-    unknown = set(data) - known
+    """Rebuild a config (nested ones too, as in :class:`PretrainRecipe`), refusing unknown keys
+    with a clear message."""
+    known = {f.name: f for f in fields(cls)}
+    unknown = set(data) - set(known)
     if unknown:
         raise ValueError(
             f"unknown {cls.__name__} settings {sorted(unknown)}; known: {sorted(known)}. "
             "Was the file written by a newer tvm_gnn_cost?"
         )
+    nested = {"model": ModelConfig, "trainer": TrainerConfig, "pretrain": PretrainConfig}
+    if cls is PretrainRecipe:
+        data = {k: config_from_dict(nested[k], v) for k, v in data.items()}
     return cls(**data)
 
 
@@ -105,13 +147,14 @@ def check_trainer_config(cfg: TrainerConfig) -> None:
 
 
 __all__ = [
-    "FEATURE_SCHEMA_VERSION",
     "LOSSES",
     "FeaturizerConfig",
     "ModelConfig",
     "TrainerConfig",
     "PretrainConfig",
+    "PretrainRecipe",
     "config_to_dict",
     "config_from_dict",
     "check_trainer_config",
+    "resolve_trainer_config",
 ]

@@ -2,9 +2,9 @@
 
 All take raw scores ``r`` (B,), labels ``y`` (B,) and task ids ``group`` (B,);
 ranking terms only compare programs of the same task. The labels are normalized
-throughput in [0, 1] (0 for failed programs, :func:`.metrics.normalized_throughput`)
+throughput in [0, 1] (0 for failed programs, :func:`.labels.normalized_throughput`)
 except for the losses in :data:`LOG_THROUGHPUT_LOSSES`, whose labels are
-``ln(1 ms / cost)`` (``-inf`` for failed programs, :func:`.metrics.log_throughput`):
+``ln(1 ms / cost)`` (``-inf`` for failed programs, :func:`.labels.log_throughput`):
 a target that does not move as a task's best program improves, and that compares
 programs across tasks, so a task whose every measured program is slow is seen
 as slow rather than as "the best there is".
@@ -21,7 +21,7 @@ LOG_THROUGHPUT_LOSSES = ("pairwise+logmse",)
 
 
 def uses_log_throughput(loss: str) -> bool:
-    """True if ``loss`` takes :func:`.metrics.log_throughput` labels (and scores are ``exp``)."""
+    """True if ``loss`` takes :func:`.labels.log_throughput` labels (and scores are ``exp``)."""
     return loss in LOG_THROUGHPUT_LOSSES
 
 

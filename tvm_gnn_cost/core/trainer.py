@@ -11,20 +11,51 @@ import math
 import time
 import zlib
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
 
 from .config import ModelConfig, TrainerConfig, check_trainer_config
-from .graph import ProgramGraph, batch_graphs
+from .graph import GraphBatch, ProgramGraph, batch_graphs
 from .losses import make_loss, score_from_raw, uses_log_throughput
-from .labels import FAILED_COST, labels
+from .labels import clean_costs, labels
 from .model import ProgramGNN
 
 logger = logging.getLogger("tvm_gnn_cost")
 
 _PREDICT_CHUNK = 4096
+
+
+def make_optimizer(model: torch.nn.Module, config: TrainerConfig) -> torch.optim.Optimizer:
+    """The optimizer of every training run, online and offline: AdamW at ``config.lr``."""
+    return torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+
+
+def train_steps(net: torch.nn.Module, optimizer: torch.optim.Optimizer, loss_fn,
+                batches: Iterable[Tuple[GraphBatch, torch.Tensor, torch.Tensor]],
+                max_steps: Optional[int] = None,
+                max_seconds: Optional[float] = None) -> List[float]:
+    """The one optimizer loop: a step for each ``(graphs, labels, task ids)`` batch, until the
+    batches run out, ``max_steps`` steps are done, or ``max_seconds`` have passed after a step.
+
+    Online training (:meth:`OnlineTrainer.fit`) and pretraining
+    (:func:`tvm_gnn_cost.offline.pretrain.pretrain`) differ only in the batches they feed it.
+    Returns the loss of every step.
+    """
+    losses: List[float] = []
+    start = time.perf_counter()
+    for batch, y, groups in batches:
+        loss = loss_fn(net(batch), y, groups)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+        if max_steps is not None and len(losses) >= max_steps:
+            break
+        if max_seconds is not None and time.perf_counter() - start > max_seconds:
+            break
+    return losses
 
 
 @dataclass
@@ -53,17 +84,13 @@ class OnlineTrainer:
     def __init__(self, n_features: int, model_config: Optional[ModelConfig] = None,
                  trainer_config: Optional[TrainerConfig] = None):
         self.model_config = model_config or ModelConfig()
-        self.config = trainer_config or TrainerConfig()
-        check_trainer_config(self.config)
+        config = trainer_config or TrainerConfig()
+        check_trainer_config(config)
         self.n_features = n_features
         with torch.random.fork_rng():  # seed the weights without touching the caller's RNG
-            torch.manual_seed(self.config.seed)
+            torch.manual_seed(config.seed)
             self.model = ProgramGNN(n_features, self.model_config)
-        self.optimizer = torch.optim.AdamW(
-            self.model.parameters(), lr=self.config.lr, weight_decay=self.config.weight_decay
-        )
-        self.loss_fn = make_loss(self.config.loss)
-        self.log_throughput = uses_log_throughput(self.config.loss)
+        self.configure(config)
         self.graphs: List[ProgramGraph] = []
         self.groups: List[int] = []
         self.costs: List[float] = []
@@ -73,31 +100,44 @@ class OnlineTrainer:
         self.n_fits = 0
         self.normalized = False
 
+    def configure(self, config: TrainerConfig) -> None:
+        """Train from now on with ``config``: its loss, and a fresh optimizer at its rate."""
+        check_trainer_config(config)
+        self.config = config
+        self.optimizer = make_optimizer(self.model, config)
+        self.loss_fn = make_loss(config.loss)
+        self.log_throughput = uses_log_throughput(config.loss)
+
+    def adopt(self, weights: dict, config: TrainerConfig) -> None:
+        """Take weights trained elsewhere (pretraining, with their input normalization): the
+        model predicts at once, and trains on with ``config``."""
+        self.model.load_state_dict(weights)
+        self.model.eval()
+        self.normalized = True
+        self.n_fits = max(self.n_fits, 1)
+        self.configure(config)
+
     # ---------------------------------------------------------------- history
     def add(self, graphs: Sequence[ProgramGraph], tasks: Sequence[str], costs: Sequence[float]) -> int:
         """Append measured programs; returns how many were usable for training.
 
-        ``costs`` are mean seconds; a failed measurement is any cost that is not
-        finite and positive, or >= ``FAILED_COST``: it is kept as the worst
-        program of its task (label 0). Graphs that could not be built are
+        ``costs`` are mean seconds; a failed measurement (see
+        :func:`.labels.clean_costs`) is kept as the worst program of its task (label 0). Graphs that could not be built are
         skipped, since they carry no features to learn from.
         """
         if not (len(graphs) == len(tasks) == len(costs)):
             raise ValueError("add() needs as many tasks and costs as graphs")
         used = 0
-        for g, t, c in zip(graphs, tasks, costs):
+        for g, t, c in zip(graphs, tasks, clean_costs(costs)):
             self.n_seen += 1
             if not g.valid or g.num_nodes == 0:
                 continue
-            c = float(c)
-            if not math.isfinite(c) or c <= 0 or c >= FAILED_COST:
-                c = math.inf
-            else:
+            if math.isfinite(c):
                 self.task_valid[t] = self.task_valid.get(t, 0) + 1
             gid = self.task_ids.setdefault(t, len(self.task_ids))
             self.graphs.append(g)
             self.groups.append(gid)
-            self.costs.append(c)
+            self.costs.append(float(c))
             used += 1
         overflow = len(self.graphs) - self.config.max_history
         if overflow > 0:
@@ -139,32 +179,29 @@ class OnlineTrainer:
         total = min(cfg.max_steps, cfg.max_epochs * steps_per_epoch)
         self.model.train()
         start = time.perf_counter()
-        losses: List[float] = []
-        step = 0
-        while step < total:
-            perm = torch.randperm(n, generator=gen)
-            for b in range(steps_per_epoch):
-                idx = perm[b * bs:(b + 1) * bs]
-                batch = batch_graphs([self.graphs[i] for i in idx.tolist()])
-                loss = self.loss_fn(self.model(batch), y[idx], groups[idx])
-                self.optimizer.zero_grad()
-                loss.backward()
-                self.optimizer.step()
-                losses.append(loss.item())
-                step += 1
-                if step >= total:
-                    break
-                if time.perf_counter() - start > cfg.max_update_seconds:
-                    logger.warning("update stopped after %d of %d steps at max_update_seconds=%.1f",
-                                   step, total, cfg.max_update_seconds)
-                    total = step
-                    break
+        losses = train_steps(self.model, self.optimizer, self.loss_fn,
+                             self._batches(y, groups, gen, bs, steps_per_epoch), total,
+                             cfg.max_update_seconds)
+        if len(losses) < total:
+            logger.warning("update stopped after %d of %d steps at max_update_seconds=%.1f",
+                           len(losses), total, cfg.max_update_seconds)
         self.model.eval()
         self.n_fits += 1
+        step = len(losses)
         stats = FitStats(step, step / steps_per_epoch, time.perf_counter() - start,
                          losses[0], float(np.mean(losses[-max(1, steps_per_epoch):])), n)
         logger.debug("fit: %s", stats)
         return stats
+
+    def _batches(self, y: torch.Tensor, groups: torch.Tensor, gen: torch.Generator, bs: int,
+                 steps_per_epoch: int) -> Iterator[Tuple[GraphBatch, torch.Tensor, torch.Tensor]]:
+        """Epochs of random batches of ``bs`` records of the history, without end."""
+        n = len(self.graphs)
+        while True:
+            perm = torch.randperm(n, generator=gen)
+            for b in range(steps_per_epoch):
+                idx = perm[b * bs:(b + 1) * bs]
+                yield batch_graphs([self.graphs[i] for i in idx.tolist()]), y[idx], groups[idx]
 
     def loss_on(self, graphs: Sequence[ProgramGraph], y: np.ndarray, groups: np.ndarray) -> float:
         """The training loss of the current model on a fixed set, without gradients."""

@@ -15,17 +15,17 @@ from __future__ import annotations
 import logging
 import math
 from collections import OrderedDict
-from dataclasses import replace
 from typing import List, Optional
 
 import numpy as np
 
-from ..core.checkpoint import check_feature_names, load_checkpoint, save_checkpoint
-from ..core.config import FeaturizerConfig, ModelConfig, TrainerConfig
-from ..ansor.featurizer import feature_names
+from ..core.checkpoint import Checkpointed
+from ..core.config import FeaturizerConfig, ModelConfig, TrainerConfig, resolve_trainer_config
+from ..core.features import feature_names
+from ..core.labels import FAILED_COST, clean_costs
+from ..core.trainer import OnlineTrainer
 from ..tir.compat import structural_hash
 from .tirgraph import featurize_module
-from ..core.trainer import OnlineTrainer
 
 try:  # apache-tvm >= 0.25 keeps MetaSchedule under tvm.s_tir
     from tvm.ir.utils import derived_object
@@ -40,11 +40,12 @@ _CACHE_SIZE = 50_000  # graphs of scored modules kept (about 1.5 KB each)
 
 
 def run_cost(result) -> float:
-    """Mean seconds of a ``RunnerResult``; ``inf`` if it failed."""
+    """Mean seconds of a ``RunnerResult``; ``FAILED_COST`` if it failed."""
     secs = [float(x) for x in (result.run_secs or [])]
     if result.error_msg is not None or not secs:
-        return math.inf
-    return float(np.mean(secs))
+        return FAILED_COST
+    cost = float(clean_costs([np.mean(secs)])[0])
+    return cost if math.isfinite(cost) else FAILED_COST
 
 
 def context_key(context) -> str:
@@ -53,30 +54,37 @@ def context_key(context) -> str:
 
 
 @derived_object
-class GNNMetaCostModel(ms.cost_model.PyCostModel):
+class GNNMetaCostModel(ms.cost_model.PyCostModel, Checkpointed):
     """Graph neural network cost model for MetaSchedule (``cost_model=`` of ``tune_tir``,
     ``tune_tasks`` and the Relay/Relax integrations).
 
+    Checkpoints (:meth:`save`, :meth:`load`) are ``GNNCostModel``'s: a model pretrained on
+    Ansor logs loads here and the other way round.
+
     Parameters
     ----------
-    seed : int
-        Seeds weights, batching and pre-warm-up scores.
+    seed : int, optional
+        Seeds weights, batching and pre-warm-up scores (``trainer_config.seed`` if not given).
     model_config, trainer_config, featurizer_config : optional
-        See :mod:`tvm_gnn_cost.config`; the same settings as ``GNNCostModel``.
+        See :mod:`tvm_gnn_cost.core.config`; the same settings as ``GNNCostModel``.
     """
 
-    def __init__(self, seed: int = 0, model_config: Optional[ModelConfig] = None,
+    # MetaSchedule's derived_object needs PyCostModel as the first base, whose save and load
+    # only raise: take the checkpoint's.
+    save = Checkpointed.save
+    load = Checkpointed.load
+
+    def __init__(self, seed: Optional[int] = None, model_config: Optional[ModelConfig] = None,
                  trainer_config: Optional[TrainerConfig] = None,
                  featurizer_config: Optional[FeaturizerConfig] = None):
         super().__init__()
-        self._build(model_config or ModelConfig(),
-                    replace(trainer_config or TrainerConfig(), seed=seed),
+        self._build(model_config or ModelConfig(), resolve_trainer_config(trainer_config, seed),
                     featurizer_config or FeaturizerConfig())
 
     def _build(self, mcfg: ModelConfig, tcfg: TrainerConfig, fcfg: FeaturizerConfig) -> None:
         self.featurizer_config = fcfg
-        self.names = feature_names(fcfg)
-        self.trainer = OnlineTrainer(len(self.names), mcfg, tcfg)
+        self.feature_names = feature_names(fcfg)
+        self.trainer = OnlineTrainer(len(self.feature_names), mcfg, tcfg)
         self.last_fit = None
         # The evolutionary search scores the same programs again and again (survivors,
         # re-sampled mutants): graphs are kept by the module's structural hash.
@@ -110,17 +118,6 @@ class GNNMetaCostModel(ms.cost_model.PyCostModel):
         """Scores of ``candidates``: positive, higher is faster (0 if one cannot be read)."""
         scores = self.trainer.predict(self.featurize(candidates), context_key(context))
         return np.where(np.isfinite(scores), scores, 0.0).astype("float64")
-
-    def save(self, path: str) -> None:
-        """Write a checkpoint (the format of ``GNNCostModel.save``)."""
-        save_checkpoint(path, self.trainer, self.featurizer_config, self.names)
-
-    def load(self, path: str) -> None:
-        """Replace this model by a saved one (from either adapter); it predicts at once."""
-        payload, mcfg, tcfg, fcfg = load_checkpoint(path)
-        self._build(mcfg, tcfg, fcfg)
-        check_feature_names(path, payload, self.names)
-        self.trainer.load_state(payload["state"])
 
 
 __all__ = ["GNNMetaCostModel", "context_key", "derived_object", "ms", "run_cost"]

@@ -1,7 +1,7 @@
 """MetaSchedule programs (scheduled TIR) -> :class:`ProgramGraph`, in the Ansor featurizer's schema.
 
 One node per leaf block (a block with no block inside it), with the same
-columns as :mod:`.featurizer`: what the block computes (op counts of its
+columns as :mod:`..ansor.featurizer`: what the block computes (op counts of its
 stored value, reduction, output size, dtype, inputs, memory scope) and how it
 is scheduled (the loops around it, their kinds and extents, unrolling, access
 patterns of its innermost loop). Edges follow the buffers: the block that
@@ -10,7 +10,7 @@ writes a buffer -> every block that reads it.
 The loops are laid out as Ansor's printer lays out a state: a loop belongs to
 the last block under it, and the other blocks under it see it as a context
 loop (they are computed at it). The schedule part of a node's features is
-then :func:`.featurizer.schedule_features` itself.
+then :func:`..core.features.schedule_features` itself.
 """
 from __future__ import annotations
 

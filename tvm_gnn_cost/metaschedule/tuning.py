@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..core.labels import FAILED_COST
 from ..curves import Curve
 from .cost_model import GNNMetaCostModel, derived_object, ms, run_cost
 from .builder import local_builder
@@ -46,6 +47,9 @@ def ms_workload(name: str, target, batch_size: int = 1,
 
     from ..workloads import operators
     from ..workloads.networks import relay, relay_network, single_op
+    from ..workloads.targets import without_tophub
+
+    without_tophub()
 
     if name in ("matmul", "conv2d"):  # the same operators and shapes as the Ansor runs
         func, args = single_op(name, batch_size, input_shape)
@@ -65,7 +69,9 @@ def ms_workload_from_torch(name: str, module, example_inputs: Sequence, target) 
     """The MetaSchedule tasks of any ``torch.nn.Module``: through Relay on TVM 0.19, through
     Relax on apache-tvm."""
     from ..workloads.networks import from_torch, relay
+    from ..workloads.targets import without_tophub
 
+    without_tophub()
     if relay is not None:
         mod, params, _ = from_torch(module, example_inputs)
         extracted = ms.relay_integration.extract_tasks(mod, target, params)
@@ -131,7 +137,7 @@ class _CurveCallback(ms.measure_callback.PyMeasureCallback):
     def __init__(self, curve: Curve, weights: Sequence[float], start: float):
         super().__init__()
         self.curve, self.weights, self.start = curve, list(weights), start
-        self.best = [math.inf] * len(self.weights)
+        self.best = [FAILED_COST] * len(self.weights)
         self.first_error: Dict[int, str] = {}
         self.trials = 0
 
@@ -143,17 +149,16 @@ class _CurveCallback(ms.measure_callback.PyMeasureCallback):
             if error and task_id not in self.first_error:
                 self.first_error[task_id] = str(error)
         self.trials += len(runner_results)
-        latency = sum(w * b for w, b in zip(self.weights, self.best) if w)
-        self.curve.trials.append(self.trials)
-        self.curve.seconds.append(time.time() - self.start)
-        self.curve.latency.append(latency if math.isfinite(latency) else math.inf)
+        known = all(b < FAILED_COST for w, b in zip(self.weights, self.best) if w)
+        latency = sum(w * b for w, b in zip(self.weights, self.best) if w) if known else math.inf
+        self.curve.add(self.trials, time.time() - self.start, latency)
 
 
 def ms_tune(workload: MSWorkload, model_name: str, trials: int, work_dir: str, target,
             seed: int = 0, per_iter: int = 16, model=None, builder=None) -> Curve:
     """Tune ``workload`` with MetaSchedule and the named cost model; returns its curve.
 
-    ``builder`` defaults to :func:`.msbuild.local_builder` (MetaSchedule's ``LocalBuilder``,
+    ``builder`` defaults to :func:`.builder.local_builder` (MetaSchedule's ``LocalBuilder``,
     without apache-tvm's per-batch tensor-intrinsic import). A task none of whose candidates
     built and ran is logged with its first error.
     """
@@ -183,7 +188,7 @@ def ms_tune(workload: MSWorkload, model_name: str, trials: int, work_dir: str, t
                   measure_callbacks=list(ms.MeasureCallback.create("default")) + [callback],
                   task_scheduler="gradient")
     for task_id, name in enumerate(names):
-        if not math.isfinite(callback.best[task_id]):
+        if callback.best[task_id] >= FAILED_COST:
             logger.warning("[%s seed %d] no candidate of task %s built and ran; first error: %s",
                            model_name, seed, name,
                            callback.first_error.get(task_id, "none (never measured)"))

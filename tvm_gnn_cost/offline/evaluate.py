@@ -15,9 +15,10 @@ import numpy as np
 from ..ansor.dataset import log_tasks, register_logs
 from ..ansor.featurizer import task_key
 from ..ansor.logs import read_log
-from ..core.metrics import (normalized_throughput, pairwise_accuracy, per_task_share, recall_at_k,
-                      throughput_errors, topk_score)
 from ..ansor.records import TaskGroup, group_by_task
+from ..core import labels
+from ..core.metrics import (pairwise_accuracy, per_task_share, recall_at_k, throughput_errors,
+                            topk_score)
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -107,7 +108,7 @@ def score(groups: Sequence[TaskGroup], scorer: Callable) -> List[Scored]:
 
 def stacked(scored: Sequence[Scored]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Scores, costs and task index (position in ``scored``) of every program, one array each,
-    as the functions of :mod:`.metrics` take them."""
+    as the functions of :mod:`..core.metrics` take them."""
     scores = np.concatenate([s.scores for s in scored])
     costs = np.concatenate([s.costs for s in scored])
     tasks = np.concatenate([[i] * len(s.costs) for i, s in enumerate(scored)])
@@ -119,8 +120,8 @@ def metrics(scored: Sequence[Scored]) -> Dict[str, float]:
     scores, costs, tasks = stacked(scored)
     weights = {i: s.weight for i, s in enumerate(scored)}
     scores = np.where(np.isfinite(scores), scores, -1e30)
-    ran = costs < 1e10
-    truth = normalized_throughput(costs, tasks)
+    ran = labels.ran(costs)
+    truth = labels.normalized_throughput(costs, tasks)
     rmse, mape = throughput_errors(np.clip(scores, -1e3, 1e3), costs, tasks)
     return {
         "pairwise": pairwise_accuracy(scores[ran], truth[ran], tasks[ran]),
@@ -130,6 +131,17 @@ def metrics(scored: Sequence[Scored]) -> Dict[str, float]:
         "rmse": rmse,
         "mape": mape,
     }
+
+
+def as_json(results: Dict[str, List[Scored]]) -> Dict[str, dict]:
+    """Per model: the metrics over all tasks, and per task (NaN as None), for scripts."""
+    def clean(m):
+        return {k: (None if v != v else float(v)) for k, v in m.items()}
+    return {name: {"all": {**clean(metrics(scored)), "tasks": len(scored),
+                           "programs": sum(len(s.costs) for s in scored)},
+                   "tasks": [{"task": s.task, "programs": len(s.costs), **clean(metrics([s]))}
+                             for s in scored]}
+            for name, scored in results.items()}
 
 
 def table(results: Dict[str, List[Scored]]) -> str:
@@ -150,5 +162,5 @@ def table(results: Dict[str, List[Scored]]) -> str:
     return head + "\n".join(rows) + "\n"
 
 
-__all__ = ["METRICS", "Scored", "drop_seen", "gnn_scorer", "load_groups", "read_logs", "metrics", "score", "stacked", "table",
+__all__ = ["METRICS", "Scored", "as_json", "drop_seen", "gnn_scorer", "load_groups", "read_logs", "metrics", "score", "stacked", "table",
            "xgb_scorer"]

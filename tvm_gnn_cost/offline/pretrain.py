@@ -12,19 +12,19 @@ import logging
 import os
 import tempfile
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import Iterator, List, Optional, Sequence
 
 import numpy as np
 import torch
 
 from ..core.batching import task_batches
-from ..core.config import PretrainConfig
+from ..core.config import PretrainConfig, PretrainRecipe, TrainerConfig
 from ..core.graph import batch_graphs
 from ..core.losses import make_loss, uses_log_throughput
 from ..core.metrics import pairwise_accuracy
+from ..core.trainer import make_optimizer, score_graphs, train_steps
 from .featurize import featurize_logs
 from .store import Records, RecordStore, store_records
-from ..core.trainer import score_graphs
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -44,11 +44,21 @@ class PretrainResult:
     shards: int = 0  # shard files they were streamed from
     max_in_memory: int = 0  # most records held in memory at once while training
 
+    def to_dict(self) -> dict:
+        """A JSON-friendly copy (what ``tvm-gnn-cost pretrain`` writes for scripts); NaN
+        accuracies (no validation task) become None."""
+        def clean(x):
+            return None if isinstance(x, float) and x != x else x
+        d = dataclasses.asdict(self)
+        d["val_accuracy"] = [clean(a) for a in d["val_accuracy"]]
+        d["best_val_accuracy"] = clean(d["best_val_accuracy"])
+        return d
+
 
 def load_records(model, logs: Sequence[str], workers: int = 1) -> Records:
     """Every usable record of ``logs``, featurized with ``model``'s settings, in memory.
 
-    Task files beside the logs (see :mod:`tvm_gnn_cost.dataset`) are loaded
+    Task files beside the logs (see :mod:`tvm_gnn_cost.ansor.dataset`) are loaded
     first so that network workloads can be read. With ``workers > 1`` the logs
     are read and featurized in that many worker processes, one log at a time.
     For corpora larger than memory, :func:`pretrain` streams shards instead.
@@ -106,22 +116,19 @@ def pretrain(model, logs: Sequence[str], config: Optional[PretrainConfig] = None
         train, val = split_task_names(store.tasks, cfg.val_fraction, cfg.seed)
         trainer = model.trainer
         trainer.model.set_normalization_stats(*store.feature_stats(sorted(train)))
-        trainer.normalized = True
-        job = _Job(store, train, val, cfg, trainer.config.batch_size, trainer.config.loss,
-                   trainer.config.lr, trainer.config.weight_decay, progress)
+        job = _Job(store, train, val, cfg, trainer.config, progress)
         if nproc == 1:
-            out = _epochs(trainer.model, trainer.optimizer, job, rank=0, world=1)
+            out = _epochs(trainer.model, make_optimizer(trainer.model, trainer.config), job,
+                          rank=0, world=1)
         else:
             out = _spawn(trainer.model, job, nproc)
-    trainer.model.load_state_dict(out.pop("state"))
-    trainer.model.eval()
-    trainer.n_fits = max(trainer.n_fits, 1)
+    model.recipe = PretrainRecipe(trainer.model_config, trainer.config, cfg)
     # Exploration noise is for a model that knows a new task only through a few others;
     # a model pretrained on many tasks ranks a new task's programs from the first round, and
     # fine-tunes gently, once enough of the new network is measured.
-    trainer.config = dataclasses.replace(trainer.config, explore_records=0,
-                                         num_warmup_sample=cfg.finetune_after,
-                                         lr=cfg.finetune_lr)
+    trainer.adopt(out.pop("state"), dataclasses.replace(
+        trainer.config, explore_records=0, num_warmup_sample=cfg.finetune_after,
+        lr=cfg.finetune_lr))
     return PretrainResult(train_tasks=len(train), val_tasks=len(val), records=len(store),
                           shards=len(store.shards), **out)
 
@@ -132,10 +139,7 @@ class _Job:
     train: set
     val: set
     cfg: PretrainConfig
-    batch_size: int
-    loss: str
-    lr: float
-    weight_decay: float
+    trainer: TrainerConfig  # batch size, loss, learning rate, weight decay
     progress: bool
 
 
@@ -162,11 +166,9 @@ def _train(net, optimizer, job: _Job, rank: int, world: int) -> dict:
     """The training loop; rank 0 validates, keeps the best weights and decides to stop."""
     import torch.distributed as dist
 
-    cfg, store = job.cfg, job.store
+    cfg = job.cfg
     module = net.module if hasattr(net, "module") else net
-    loss_fn = make_loss(job.loss)
-    log_labels = uses_log_throughput(job.loss)
-    task_ids = {t: i for i, t in enumerate(store.tasks)}
+    loss_fn = make_loss(job.trainer.loss)
     gen = torch.Generator().manual_seed(cfg.seed)  # the same batches in every process
     best = {"acc": -1.0, "epoch": 0, "state": None}
     losses: List[float] = []
@@ -180,28 +182,9 @@ def _train(net, optimizer, job: _Job, rank: int, world: int) -> dict:
     try:
         for epoch in range(1, cfg.epochs + 1):
             net.train()
-            order = torch.randperm(len(store.shards), generator=gen).tolist()
-            total, steps = 0.0, 0
-            for part in store.iter_parts(job.train, order, cfg.mix):
-                n = len(part)
-                if n < 2 * world:
-                    continue
-                y = torch.from_numpy(store.labels(part, log_labels))
-                g = torch.tensor([task_ids[t] for t in part.tasks], dtype=torch.int64)
-                for batch in task_batches(g.numpy(), max(2 * world, job.batch_size),
-                                          cfg.per_task, gen):
-                    if len(batch) < 2 * world:
-                        continue
-                    idx = batch[rank::world]
-                    loss = loss_fn(net(batch_graphs([part.graphs[i] for i in idx.tolist()])),
-                                   y[idx], g[idx])
-                    optimizer.zero_grad()
-                    loss.backward()
-                    optimizer.step()
-                    total += loss.item()
-                    steps += 1
+            steps = train_steps(net, optimizer, loss_fn, _epoch_batches(job, gen, rank, world))
             net.eval()
-            losses.append(total / max(1, steps))
+            losses.append(sum(steps) / max(1, len(steps)))
             stop = torch.zeros(1)
             if rank == 0:
                 acc = _validate(module, job)
@@ -225,8 +208,28 @@ def _train(net, optimizer, job: _Job, rank: int, world: int) -> dict:
     finally:
         if bar:
             bar.close()
-    return {"max_in_memory": store.max_loaded, "epochs": epoch, "best_epoch": best["epoch"], "best_val_accuracy": best["acc"],
-            "train_loss": losses, "val_accuracy": accs, "state": best["state"]}
+    return {"max_in_memory": job.store.max_loaded, "epochs": epoch, "best_epoch": best["epoch"],
+            "best_val_accuracy": best["acc"], "train_loss": losses, "val_accuracy": accs,
+            "state": best["state"]}
+
+
+def _epoch_batches(job: _Job, gen: torch.Generator, rank: int, world: int) -> Iterator:
+    """One epoch of training batches, streamed shard by shard; each process takes its share."""
+    store, cfg = job.store, job.cfg
+    task_ids = {t: i for i, t in enumerate(store.tasks)}
+    log_labels = uses_log_throughput(job.trainer.loss)
+    order = torch.randperm(len(store.shards), generator=gen).tolist()
+    for part in store.iter_parts(job.train, order, cfg.mix):
+        if len(part) < 2 * world:
+            continue
+        y = torch.from_numpy(store.labels(part, log_labels))
+        g = torch.tensor([task_ids[t] for t in part.tasks], dtype=torch.int64)
+        for batch in task_batches(g.numpy(), max(2 * world, job.trainer.batch_size),
+                                  cfg.per_task, gen):
+            if len(batch) < 2 * world:
+                continue
+            idx = batch[rank::world]
+            yield batch_graphs([part.graphs[i] for i in idx.tolist()]), y[idx], g[idx]
 
 
 def _spawn(net, job: _Job, nproc: int) -> dict:
@@ -269,13 +272,12 @@ def _ddp_worker(rank: int, world: int, port: int, net, job: _Job, out: str) -> N
                             world_size=world)
     try:
         ddp = DistributedDataParallel(net)
-        optimizer = torch.optim.AdamW(ddp.parameters(), lr=job.lr, weight_decay=job.weight_decay)
-        result = _epochs(ddp, optimizer, job, rank, world)
+        result = _epochs(ddp, make_optimizer(ddp, job.trainer), job, rank, world)
         if rank == 0:
             torch.save(result, out)
     finally:
         dist.destroy_process_group()
 
 
-__all__ = ["PretrainConfig", "PretrainResult", "Records", "load_records", "pretrain",
+__all__ = ["PretrainConfig", "PretrainRecipe", "PretrainResult", "Records", "load_records", "pretrain",
            "split_task_names", "split_tasks"]

@@ -9,6 +9,7 @@ from tvm import auto_scheduler, relay
 from tvm.contrib import graph_executor
 
 from .networks import Workload
+from .targets import without_tophub
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -21,6 +22,7 @@ def build_and_time(workload: Workload, log_file: str, target, number: int = 5,
     graph executor; single operators are built with ``task.apply_best``. Weights of the
     tasks' latencies are applied for single operators (one task, weight 1).
     """
+    without_tophub()
     target = tvm.target.Target(target)
     dev = tvm.device(target.kind.name, 0)
     if workload.is_network:

@@ -13,6 +13,8 @@ try:
 except ImportError:  # apache-tvm >= 0.20: no Relay, no Ansor (MetaSchedule imports through Relax)
     auto_scheduler = relay = None
 
+from .targets import without_tophub
+
 logger = logging.getLogger("tvm_gnn_cost")
 
 # BERT-style encoders: name -> (width, attention heads), as BERT-Tiny and BERT-Medium are sized
@@ -141,7 +143,7 @@ def bert_encoder(batch_size: int = 1, seq_len: int = 64, d_model: int = 256, hea
 
 def single_op(name: str, batch_size: int = 1,
               input_shape: Optional[Sequence[int]] = None) -> Tuple[str, tuple]:
-    """The built-in workload (name registered in :mod:`.workloads`) and arguments of an
+    """The built-in workload (name registered in :mod:`.operators`) and arguments of an
     operator: ``matmul`` (shape n, m, k; default 512^3) or ``conv2d`` (H, W, C_in, C_out,
     kernel; default 56, 56, 64, 64, 3 with bias and ReLU)."""
     if name == "matmul":
@@ -165,6 +167,7 @@ def single_op_tasks(name: str, target, batch_size: int = 1,
 def load_workload(name: str, target, batch_size: int = 1,
                   input_shape: Optional[Sequence[int]] = None) -> Workload:
     """Tasks (and, for networks, the relay module) of ``name`` for ``target``."""
+    without_tophub()
     if name in ("matmul", "conv2d"):
         tasks = single_op_tasks(name, target, batch_size, input_shape)
         return Workload(name, tasks, [1] * len(tasks))

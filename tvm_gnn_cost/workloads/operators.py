@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from typing import List
 
-import tvm
 from tvm import te, topi
 
 try:

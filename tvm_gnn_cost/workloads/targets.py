@@ -9,6 +9,12 @@ import tvm
 logger = logging.getLogger("tvm_gnn_cost")
 
 
+def without_tophub() -> None:
+    """Keep Relay from asking TopHub for AutoTVM configs: a download, retried over a missing
+    network, and of no use to the auto-scheduler. A user's own ``TOPHUB_LOCATION`` wins."""
+    os.environ.setdefault("TOPHUB_LOCATION", "NONE")
+
+
 def host_target() -> tvm.target.Target:
     """LLVM for this machine's CPU, with its ``-mcpu`` (plain ``llvm`` is generic x86-64)."""
     # The dict form: apache-tvm 0.27 no longer parses "llvm -mcpu=..." (same target on 0.19).
@@ -45,4 +51,4 @@ def check_target(target) -> None:
                        tvm.target.codegen.llvm_get_system_cpu())
 
 
-__all__ = ["check_target", "host_target", "with_num_cores"]
+__all__ = ["check_target", "host_target", "with_num_cores", "without_tophub"]

@@ -9,7 +9,7 @@ from tvm import auto_scheduler, te
 from tvm_gnn_cost.cli import main
 from tvm_gnn_cost.ansor.dataset import collect, read_task_file, tasks_path
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _lines(log):

@@ -19,7 +19,7 @@ from tvm_gnn_cost.ansor.sampling import measure_states, sample_states
 from tvm_gnn_cost.core.labels import FAILED_COST
 from tvm_gnn_cost.ansor.tuning import SMALL_SEARCH, tune
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 @pytest.fixture(scope="module")

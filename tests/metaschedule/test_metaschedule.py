@@ -53,7 +53,7 @@ def test_block_graphs_are_the_same_on_every_tvm(func, args):
     tirgraph on 0.19; there, that graph equals the Ansor featurizer's, tested above)."""
     import os
 
-    saved = np.load(os.path.join(os.path.dirname(__file__), "data", "tir_graphs_tvm019.npz"))
+    saved = np.load(os.path.join(os.path.dirname(__file__), "..", "data", "tir_graphs_tvm019.npz"))
     g = featurize_prim_func(_prim_func(func, args))
     np.testing.assert_array_equal(np.stack([g.src, g.dst]), saved[f"{func.__name__}_edges"])
     np.testing.assert_allclose(g.features, saved[f"{func.__name__}_features"], atol=1e-5)

@@ -70,22 +70,64 @@ def test_pretrained_checkpoint_predicts_from_the_first_round(measured_conv, conv
 
 
 def test_pretrain_and_evaluate_commands(measured_conv, tmp_path, capsys):
+    import json
+
+    from tvm_gnn_cost.core.checkpoint import checkpoint_recipe
+    from tvm_gnn_cost.core.config import PretrainRecipe
+
     log = measured_conv[0]
     ckpt = str(tmp_path / "gnn.pt")
-    assert main(["pretrain", log, "--out", ckpt, "--epochs", "20", "--val-fraction", "0"]) == 0
+    assert main(["pretrain", log, "--out", ckpt, "--epochs", "20", "--val-fraction", "0",
+                 "--seed", "3"]) == 0
     assert "(none held out for validation) for 20 epochs" in capsys.readouterr().out
-    out_md = str(tmp_path / "eval.md")
+    # The recipe is the shipped one but for the fields named on the command line.
+    recipe = checkpoint_recipe(ckpt)
+    shipped = PretrainRecipe()
+    assert recipe.model == shipped.model and recipe.pretrain.per_task == shipped.pretrain.per_task
+    assert (recipe.pretrain.epochs, recipe.pretrain.val_fraction) == (20, 0.0)
+    assert recipe.trainer.seed == recipe.pretrain.seed == 3
+    with open(str(tmp_path / "gnn.json")) as f:  # results for scripts, beside the checkpoint
+        results = json.load(f)
+    assert results["epochs"] == 20 and len(results["train_loss"]) == 20
+    assert results["best_val_accuracy"] is None and results["recipe"]["model"]["hidden"] == 128
+
+    out_md, out_json = str(tmp_path / "eval.md"), str(tmp_path / "eval.json")
     with pytest.raises(SystemExit, match="--include-seen"):  # its only task is a training task
         main(["evaluate", "--model", ckpt, log, "--train", log])
     assert main(["evaluate", "--model", ckpt, "--train", log, "--include-seen", "--out", out_md,
-                 log]) == 0
-    rows = {r.split("|")[1].strip(): r for r in open(out_md).read().splitlines()
+                 "--json", out_json, log]) == 0
+    rows = {r.split("|")[1].strip() for r in open(out_md).read().splitlines()
             if r.startswith("| **")}
-    assert set(rows) == {"**gnn**", "**xgb**"}
-    for row in rows.values():
-        values = [float(x) for x in row.strip("|").split("|")[3:]]
-        pairwise, top1, top5, recall = values[:4]
-        assert 0.6 < pairwise <= 1 and 0 < top1 <= top5 <= 1 and 0 <= recall <= 1  # seen data
+    assert rows == {"**gnn**", "**xgb**"}
+    with open(out_json) as f:
+        metrics = json.load(f)
+    assert set(metrics) == {"gnn", "xgb"}
+    for m in metrics.values():
+        a = m["all"]
+        assert a["programs"] == sum(t["programs"] for t in m["tasks"])
+        assert 0.6 < a["pairwise"] <= 1 and 0 < a["top1"] <= a["top5"] <= 1  # seen data
+        assert 0 <= a["recall@5"] <= 1
+
+
+def test_fine_tuning_after_pretrain_runs_at_the_fine_tuning_rate(measured_conv, conv_task,
+                                                                  tmp_path):
+    """The optimizer was built before pretrain() set the fine-tuning rate: a model fine-tuned
+    in the same process ran at 2e-3 instead of 1e-4, unlike one saved and loaded again."""
+    log, inputs, results = measured_conv
+    cfg = PretrainConfig(epochs=2, val_fraction=0.0, finetune_after=16, finetune_lr=1e-4)
+    here = GNNCostModel(seed=0)
+    pretrain(here, [log], cfg)
+    assert [g["lr"] for g in here.trainer.optimizer.param_groups] == [1e-4]
+    path = str(tmp_path / "gnn.pt")
+    here.save(path)
+    loaded = GNNCostModel()
+    loaded.load(path)
+    for model in (here, loaded):  # one more round of the same measurements each
+        model.update(inputs[:32], results[:32])
+        assert model.last_fit is not None
+    graphs = here.featurize_measured(conv_task, [i.state for i in inputs[32:]])
+    np.testing.assert_allclose(here.trainer.predict(graphs), loaded.trainer.predict(graphs),
+                               rtol=1e-5)
 
 
 def test_two_processes_train_as_well_as_one(measured_conv, conv_task):
@@ -153,7 +195,7 @@ def test_the_shipped_checkpoint_ranks_a_held_out_network():
 
     from tvm_gnn_cost.offline.evaluate import gnn_scorer, load_groups, metrics, score
 
-    root = os.path.join(os.path.dirname(__file__), "..", "data")
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "data")
     model = GNNCostModel()
     model.load(os.path.join(root, "gnn-cpu.pt"))
     groups = load_groups(glob.glob(os.path.join(root, "heldout", "bert.json.gz")),

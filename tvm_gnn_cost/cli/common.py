@@ -1,0 +1,97 @@
+"""What the commands share: workload arguments, the target, the runner, the search size."""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Optional
+
+#: Models ``compare`` runs; ``gnn-pretrained`` is the GNN started from ``--pretrained``,
+#: ``gnn-prior`` the online GNN with ``--pretrained`` as a frozen prior.
+COMPARE_MODELS = ("gnn", "xgb", "random", "gnn-pretrained", "gnn-prior")
+
+
+def _shape(text: str):
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--input-shape takes comma-separated integers, got {text!r}")
+
+
+def add_workload_args(p: argparse.ArgumentParser) -> None:
+    """The arguments that say what to tune, where, and how big a search."""
+    from ..workloads.networks import NETWORKS
+
+    p.add_argument("--network", required=True, choices=NETWORKS,
+                   help="a relay.testing network, a BERT-style encoder, or one operator")
+    p.add_argument("--batch-size", type=int, default=1)
+    p.add_argument("--input-shape", type=_shape, default=None,
+                   help="H,W,C for CNNs; sequence length for bert; n,m,k for matmul; "
+                        "H,W,Cin,Cout,kernel for conv2d")
+    p.add_argument("--target", default=None,
+                   help="any TVM target string (default: the host CPU with its -mcpu)")
+    p.add_argument("--search", choices=["small", "default"], default="small",
+                   help="SketchPolicy size: 'small' (population 256, 2 iterations) or Ansor's default")
+    p.add_argument("--measures-per-round", type=int, default=16)
+    p.add_argument("--rpc-key", default=None, help="measure on devices of this key at an RPC tracker")
+    p.add_argument("--rpc-host", default="127.0.0.1")
+    p.add_argument("--rpc-port", type=int, default=9190)
+    p.add_argument("--no-build", action="store_true",
+                   help="skip building and timing the result with its best schedules")
+    p.add_argument("-v", "--verbose", action="store_true")
+
+
+def parse_target(text: Optional[str]):
+    """The ``--target`` (default: this CPU), or exit with examples of valid ones."""
+    import tvm
+
+    from ..workloads.targets import check_target, host_target
+
+    if text is None:
+        return host_target()
+    try:  # a JSON dict is the form apache-tvm 0.27 takes; TVM 0.19 takes both
+        target = tvm.target.Target(json.loads(text) if text.lstrip().startswith("{") else text)
+    except Exception as err:  # noqa: BLE001 - TVM raises TVMError/ValueError on bad strings
+        raise SystemExit(f"error: invalid --target {text!r}: {str(err).splitlines()[0]}. "
+                         "Examples: 'llvm -mcpu=skylake-avx512', 'cuda', "
+                         "'{\"kind\": \"llvm\", \"mcpu\": \"skylake-avx512\"}'.")
+    try:
+        check_target(target)
+    except ValueError as err:
+        raise SystemExit(f"error: --target {text!r}: {err}")
+    return target
+
+
+def runner(args):
+    """An ``RPCRunner`` for ``--rpc-key``; None (the local runner) otherwise."""
+    from tvm import auto_scheduler
+
+    if args.rpc_key:
+        return auto_scheduler.RPCRunner(args.rpc_key, args.rpc_host, args.rpc_port, n_parallel=1,
+                                        timeout=20, number=2, repeat=2, min_repeat_ms=20,
+                                        enable_cpu_cache_flush=False)
+    return None
+
+
+def search_params(args):
+    """``SketchPolicy`` parameters of ``--search``."""
+    from ..ansor.tuning import SMALL_SEARCH
+
+    return SMALL_SEARCH if args.search == "small" else None
+
+
+def require_ansor(command: str) -> None:
+    """Exit with what to do instead when this TVM has no auto_scheduler (apache-tvm >= 0.20)."""
+    try:
+        from tvm import auto_scheduler  # noqa: F401
+    except ImportError:
+        import tvm
+
+        what = ("Pass --searcher metaschedule to compare with MetaSchedule, or run it"
+                if command == "compare" else "Run it")
+        raise SystemExit(f"error: {command} runs Ansor (tvm.auto_scheduler), which TVM "
+                         f"{tvm.__version__} does not have. {what} with the pinned stack "
+                         "(TVM 0.19: `make setup`, then .venv/bin/tvm-gnn-cost).")
+
+
+__all__ = ["COMPARE_MODELS", "add_workload_args", "parse_target", "require_ansor", "runner",
+           "search_params"]

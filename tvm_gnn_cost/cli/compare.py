@@ -1,0 +1,227 @@
+"""``tvm-gnn-cost compare``: each model for each seed at the same budget, in Ansor or
+MetaSchedule; curves, plot and summary.
+
+Both searches go through one loop (seeds outer, models inner, so machine noise hits every
+model alike) and keep every finished run on disk, so a rerun of the command reuses them. What
+a run is differs: an Ansor run is a ``tune`` child process writing an Ansor log (TVM can abort
+the whole process, and the log lets a restart resume), and its curve is rebuilt from that log;
+a MetaSchedule run tunes in this process and keeps its curve as JSON.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+from typing import Callable, List
+
+from .common import COMPARE_MODELS, add_workload_args, parse_target
+
+logger = logging.getLogger("tvm_gnn_cost")
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    c = sub.add_parser("compare", help="tune with several cost models and compare search curves")
+    add_workload_args(c)
+    c.add_argument("--models", default="gnn,xgb",
+                   help="comma-separated: gnn, xgb, random, gnn-pretrained (the GNN started "
+                        "from --pretrained) and gnn-prior (an online GNN with --pretrained "
+                        "as a frozen prior)")
+    c.add_argument("--pretrained", default=None,
+                   help="checkpoint the gnn-pretrained and gnn-prior runs use (see pretrain)")
+    c.add_argument("--prior-records", type=float, default=128.0,
+                   help="gnn-prior: a task's own records at which prior and online GNN weigh "
+                        "the same")
+    c.add_argument("--searcher", choices=["ansor", "metaschedule"], default="ansor",
+                   help="the search to compare models in; metaschedule takes the models gnn, "
+                        "xgb, mlp and random (MetaSchedule's own)")
+    c.add_argument("--trials-per-iter", type=int, default=16,
+                   help="metaschedule: candidates measured per search iteration")
+    c.add_argument("--trials", type=int, required=True, help="trials per run")
+    c.add_argument("--seeds", type=int, default=3, help="runs per model, seeds 0..N-1")
+    c.add_argument("--out", required=True, help="folder for logs, curves, plot and summary")
+    c.add_argument("--max-gap", type=float, default=300.0,
+                   help="seconds between two records counted as the job not running (a crash "
+                        "before a resume), left out of the tuning time")
+    c.add_argument("--logs", nargs="*", default=[], metavar="MODEL=LOG",
+                   help="existing logs to include instead of tuning (seeds in order given)")
+    return c
+
+
+def run(args) -> int:
+    target = parse_target(args.target)
+    models = [m.strip() for m in args.models.split(",") if m.strip()]
+    if args.searcher == "metaschedule":
+        return _metaschedule(args, target, models)
+    return _ansor(args, target, models)
+
+
+def each_run(args, models: List[str], run_one: Callable):
+    """``run_one(model, seed)`` for every seed and model, seeds outer: models alternate, so
+    machine noise hits all of them."""
+    return [run_one(model, seed) for seed in range(args.seeds) for model in models]
+
+
+def _ansor(args, target, models: List[str]) -> int:
+    from ..curves import curve_from_log, read_curves, weights_measured
+    from ..workloads.deploy import build_and_time
+    from ..workloads.networks import load_workload
+
+    unknown = sorted(set(models) - set(COMPARE_MODELS))
+    if unknown or not models:
+        raise SystemExit(f"error: --models takes some of {', '.join(COMPARE_MODELS)}; "
+                         f"got {args.models!r}")
+    for name in {"gnn-pretrained", "gnn-prior"} & set(models):
+        if not (args.pretrained and os.path.exists(args.pretrained)):
+            raise SystemExit(f"error: {name} needs --pretrained CHECKPOINT (an existing file "
+                             "written by `tvm-gnn-cost pretrain`)")
+    workload = load_workload(args.network, target, args.batch_size, args.input_shape)
+    logs_dir = os.path.join(args.out, "logs")
+    os.makedirs(logs_dir, exist_ok=True)
+    runs = []  # (model, seed, log)
+    for item in args.logs:
+        model, _, path = item.partition("=")
+        if not path or not os.path.exists(path):
+            raise SystemExit(f"error: --logs takes MODEL=PATH of an existing log, got {item!r}")
+        runs.append((model, sum(1 for r in runs if r[0] == model), path))
+
+    def run_one(model: str, seed: int):
+        log = os.path.join(logs_dir, f"{model}-seed{seed}.json")
+        _tune_child(args, workload.tasks, target, model, seed, log)
+        return model, seed, log
+
+    runs += each_run(args, models, run_one)
+    weights, dropped = weights_measured(workload.tasks, workload.weights,
+                                        [log for _, _, log in runs])
+    note = ""
+    if dropped:
+        note = ("Left out of the estimated latency (no valid measurement in any run): "
+                + ", ".join(dropped))
+        logger.warning(note)
+    previous = {}
+    if os.path.exists(os.path.join(args.out, "curves.json")):
+        previous = {(c.model, c.seed, c.trials[-1] if c.trials else 0): c.measured
+                    for c in read_curves(args.out)}
+    curves = []
+    for model, seed, log in runs:
+        start = None
+        if os.path.exists(log + ".start"):
+            start = float(open(log + ".start").read())
+        curve = curve_from_log(log, weights, model, seed, start_time=start,
+                               round_size=args.measures_per_round, max_gap=args.max_gap)
+        curve.measured = previous.get((model, seed, curve.trials[-1] if curve.trials else 0))
+        if curve.measured is None and not args.no_build:
+            curve.measured = build_and_time(workload, log, target)
+        curves.append(curve)
+    return report(curves, args.out, f"{args.network} on {target}", note=note)
+
+
+def _metaschedule(args, target, models: List[str]) -> int:
+    from ..curves import Curve
+    from ..metaschedule.tuning import MS_MODELS, ms_tune, ms_workload
+    from ..workloads.targets import with_num_cores
+
+    unknown = sorted(set(models) - set(MS_MODELS))
+    if unknown or not models:
+        raise SystemExit(f"error: with --searcher metaschedule, --models takes some of "
+                         f"{', '.join(MS_MODELS)}; got {args.models!r}")
+    target = with_num_cores(target)  # MetaSchedule's CPU rules need it
+    workload = ms_workload(args.network, target, args.batch_size, args.input_shape)
+    print(f"{args.network}: {len(workload.modules)} MetaSchedule tasks, target {target}",
+          flush=True)
+
+    def run_one(model: str, seed: int):
+        path = os.path.join(args.out, "metaschedule", f"{model}-seed{seed}.json")
+        if os.path.exists(path):  # a finished run is reused
+            with open(path) as f:
+                return Curve(**json.load(f))
+        print(f"[{model} seed {seed}] tuning {args.network} with MetaSchedule", flush=True)
+        curve = ms_tune(workload, model, args.trials, path[:-5], target, seed,
+                        args.trials_per_iter)
+        with open(path, "w") as f:
+            json.dump(asdict(curve), f)
+        return curve
+
+    curves = each_run(args, models, run_one)
+    return report(curves, args.out, f"{args.network} with MetaSchedule on {target}")
+
+
+def report(curves, out: str, title: str, reference: str = "xgb", note: str = "") -> int:
+    """Write ``curves.csv``/``curves.json``, ``compare.json`` (title, note, reference: what
+    ``plot`` redraws with), ``curves.png`` and ``summary.md``; print the summary."""
+    from ..curves import plot_curves, summary_table, write_curves
+
+    write_curves(curves, out)
+    with open(os.path.join(out, "compare.json"), "w") as f:
+        json.dump({"title": title, "note": note, "reference": reference}, f, indent=1)
+    plot_curves(curves, os.path.join(out, "curves.png"), title)
+    table = summary_table(curves, reference)
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write(f"# {title}\n\n{table}\n")
+        if note:
+            f.write(f"\n{note}\n")
+    print(f"wrote {out}/curves.csv, curves.json, compare.json, curves.png, summary.md")
+    print(table)
+    return 0
+
+
+def _tune_child(args, tasks, target, model: str, seed: int, log: str,
+                max_restarts: int = 5) -> None:
+    """Tune one model and seed to ``args.trials`` in a child process, resuming after a crash.
+
+    A child process because TVM can abort the whole process (a C++ assertion on
+    XGBModel's path, see README); the log keeps every measured record, so a
+    restart with ``--resume`` continues where the crash left off. Gives up after
+    ``max_restarts`` crashes, or at once if a crash measured nothing new.
+    """
+    from ..ansor.tuning import count_records
+
+    cmd = _tune_command(args, target, model, seed, log)
+    done = count_records(log, tasks)
+    restarts = 0
+    while done < args.trials:
+        print(f"[{model} seed {seed}] tuning {args.network}: {done} of {args.trials} trials done",
+              flush=True)
+        if not done:  # tuning time is counted from here
+            with open(log + ".start", "w") as f:
+                f.write(repr(time.time()))
+        rc = subprocess.call(cmd + (["--resume"] if done else []))
+        now = count_records(log, tasks)
+        if rc == 0 and now >= args.trials:
+            return
+        if rc == 0:
+            raise SystemExit(f"error: tuning {model} seed {seed} ended at {now} of "
+                             f"{args.trials} trials; see its output above")
+        restarts += 1
+        logger.warning("[%s seed %d] the tuning process died (exit %d) at %d trials",
+                       model, seed, rc, now)
+        if now == done or restarts > max_restarts:
+            logger.warning("[%s seed %d] giving up at %d of %d trials; its curve stops there",
+                           model, seed, now, args.trials)
+            return
+        done = now
+
+
+def _tune_command(args, target, model: str, seed: int, log: str) -> List[str]:
+    """The ``tune`` command line of one run of ``compare``."""
+    cmd = [sys.executable, "-m", "tvm_gnn_cost", "tune", "--network", args.network,
+           "--batch-size", str(args.batch_size), "--target", str(target),
+           "--search", args.search, "--measures-per-round", str(args.measures_per_round),
+           "--model", "gnn" if model.startswith("gnn") else model, "--seed", str(seed),
+           "--trials", str(args.trials), "--log", log, "--no-build"]
+    if model == "gnn-pretrained":
+        cmd += ["--pretrained", args.pretrained]
+    if model == "gnn-prior":
+        cmd += ["--prior", args.pretrained, "--prior-records", str(args.prior_records)]
+    if args.input_shape:
+        cmd += ["--input-shape", ",".join(map(str, args.input_shape))]
+    if args.verbose:
+        cmd.append("--verbose")
+    if args.rpc_key:
+        cmd += ["--rpc-key", args.rpc_key, "--rpc-host", args.rpc_host,
+                "--rpc-port", str(args.rpc_port)]
+    return cmd

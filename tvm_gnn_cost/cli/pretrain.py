@@ -1,0 +1,115 @@
+"""``tvm-gnn-cost pretrain``: train the GNN offline on Ansor logs.
+
+The recipe is :class:`~tvm_gnn_cost.core.config.PretrainRecipe` (the shipped checkpoint's);
+a flag overrides its field only when the user gives it. The checkpoint keeps the whole recipe,
+and the results (epochs, validation accuracy by epoch, records) go to a JSON file for scripts.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from dataclasses import replace
+
+from ..core.config import LOSSES, PretrainRecipe, config_to_dict
+
+#: flag -> (recipe section, field); a flag left out keeps the recipe's value.
+RECIPE_FLAGS = {
+    "hidden": ("model", "hidden"),
+    "dropout": ("model", "dropout"),
+    "weight_decay": ("trainer", "weight_decay"),
+    "loss": ("trainer", "loss"),
+    "epochs": ("pretrain", "epochs"),
+    "patience": ("pretrain", "patience"),
+    "per_task": ("pretrain", "per_task"),
+    "val_fraction": ("pretrain", "val_fraction"),
+    "shard_size": ("pretrain", "shard_size"),
+}
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    d = PretrainRecipe()
+    pt = sub.add_parser("pretrain", help="train the GNN offline on Ansor logs")
+    pt.add_argument("logs", nargs="+", help="Ansor logs (task files beside them are loaded)")
+    pt.add_argument("--out", required=True, help="checkpoint to write")
+    pt.add_argument("--results", default=None,
+                    help="results as JSON (default: the checkpoint's name with .json)")
+    pt.add_argument("--epochs", type=int, help=f"at most (recipe: {d.pretrain.epochs})")
+    pt.add_argument("--patience", type=int,
+                    help=f"epochs without a better validation accuracy before stopping "
+                         f"(recipe: {d.pretrain.patience})")
+    pt.add_argument("--hidden", type=int,
+                    help=f"width of the GNN's layers and readout (recipe: {d.model.hidden})")
+    pt.add_argument("--dropout", type=float, help=f"(recipe: {d.model.dropout})")
+    pt.add_argument("--weight-decay", type=float, help=f"(recipe: {d.trainer.weight_decay})")
+    pt.add_argument("--loss", choices=LOSSES,
+                    help="training loss; pairwise+logmse learns log throughput (comparable "
+                         f"across tasks) instead of throughput normalized per task (recipe: "
+                         f"{d.trainer.loss})")
+    pt.add_argument("--per-task", type=int,
+                    help="programs of one task kept together in a training batch, for the "
+                         f"ranking loss's same-task pairs (0: random batches; recipe: "
+                         f"{d.pretrain.per_task})")
+    pt.add_argument("--val-fraction", type=float,
+                    help=f"share of tasks held out (recipe: {d.pretrain.val_fraction})")
+    pt.add_argument("--seed", type=int, default=0, help="seeds the weights, split and batches")
+    pt.add_argument("--nproc", type=int, default=1,
+                    help="train data-parallel in this many processes (DDP over gloo)")
+    pt.add_argument("--workers", type=int, default=1,
+                    help="processes that read and featurize the logs, one log each")
+    pt.add_argument("--shard-size", type=int,
+                    help=f"records per shard; training holds {d.pretrain.mix} shards in memory "
+                         f"at a time (recipe: {d.pretrain.shard_size})")
+    pt.add_argument("--cache", default=None,
+                    help="folder for the featurized shards (default: a temporary folder)")
+    pt.add_argument("-v", "--verbose", action="store_true")
+    return pt
+
+
+def recipe_from_args(args) -> PretrainRecipe:
+    """The shipped recipe with the fields the user named on the command line."""
+    recipe = PretrainRecipe().with_seed(args.seed)
+    changes = {"model": {}, "trainer": {}, "pretrain": {}}
+    for flag, (section, name) in RECIPE_FLAGS.items():
+        value = getattr(args, flag)
+        if value is not None:
+            changes[section][name] = value
+    if "hidden" in changes["model"]:  # one width for the layers and the readout
+        changes["model"]["readout_hidden"] = changes["model"]["hidden"]
+    return PretrainRecipe(replace(recipe.model, **changes["model"]),
+                          replace(recipe.trainer, **changes["trainer"]),
+                          replace(recipe.pretrain, **changes["pretrain"]))
+
+
+def results_path(args) -> str:
+    return args.results or os.path.splitext(args.out)[0] + ".json"
+
+
+def run(args) -> int:
+    from ..ansor.cost_model import GNNCostModel
+    from ..offline.pretrain import pretrain
+
+    for log in args.logs:
+        if not os.path.exists(log):
+            raise SystemExit(f"error: no log at {log}")
+    recipe = recipe_from_args(args)
+    model = GNNCostModel(model_config=recipe.model, trainer_config=recipe.trainer)
+    start = time.time()
+    result = pretrain(model, args.logs, recipe.pretrain, progress=True, nproc=args.nproc,
+                      workers=args.workers, cache_dir=args.cache)
+    model.save(args.out)
+    with open(results_path(args), "w") as f:
+        json.dump({"checkpoint": args.out, "logs": list(args.logs), "recipe": config_to_dict(recipe),
+                   "seconds": time.time() - start, **result.to_dict()}, f, indent=1)
+    print(f"{result.records} records in {result.shards} shards, at most "
+          f"{result.max_in_memory} in memory at once")
+    if result.val_tasks:
+        print(f"pretrained on {result.train_tasks} tasks ({result.val_tasks} held out for "
+              f"validation): best epoch {result.best_epoch} of {result.epochs}, validation "
+              f"pairwise accuracy {result.best_val_accuracy:.3f}; saved {args.out}")
+    else:
+        print(f"pretrained on {result.train_tasks} tasks (none held out for validation) for "
+              f"{result.epochs} epochs; saved {args.out}")
+    print(f"results in {results_path(args)}")
+    return 0
