@@ -28,8 +28,13 @@ $(MODERN_STAMP): requirements-modern.txt setup.py
 	$(MODERN_PY) -m pip install -q --no-deps -e .
 	touch $(MODERN_STAMP)
 
+# The default model (online GNN + shipped prior) against stock Ansor (XGBModel as
+# TaskScheduler builds it) on the demo workloads: table, plot, verdict in runs/demo.
+DEMO_TRIALS ?= 96
+
 demo: $(STAMP)
-	TOPHUB_LOCATION=NONE $(PY) examples/demo.py
+	$(VENV)/bin/tvm-gnn-cost compare --network demo --models gnn,xgb --trials $(DEMO_TRIALS) \
+		--seeds 1 --measures-per-round 8 --out runs/demo
 
 test: $(STAMP)
 	TOPHUB_LOCATION=NONE $(PY) -m pytest -v --durations=15 tests

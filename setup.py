@@ -8,6 +8,8 @@ setup(
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
     packages=find_packages(include=["tvm_gnn_cost", "tvm_gnn_cost.*"]),
+    # The pretrained GNN, the default model's prior (tvm_gnn_cost.core.checkpoint).
+    package_data={"tvm_gnn_cost": ["checkpoints/*.pt"]},
     python_requires=">=3.9",
     install_requires=[
         "numpy",

@@ -10,23 +10,23 @@ mkdir -p "$OUT"
 export TOPHUB_LOCATION=NONE
 # 1. The shipped checkpoint: a run with 20% of the training tasks held out for validation
 # finds how many epochs to train (early stopping), then all the training tasks are trained on
-# for that many epochs (data/gnn-cpu.pt is made by exactly these two commands).
+# for that many epochs (tvm_gnn_cost/checkpoints/gnn-cpu.pt is made by exactly these two commands).
 $PY -m tvm_gnn_cost pretrain data/train/*.json.gz --out /tmp/gnn-val.pt --workers 2 \
   --results "$OUT/pretrain-validation.json" | tee "$OUT/pretrain.txt"
 EPOCHS=$($PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["best_epoch"])' \
   "$OUT/pretrain-validation.json")
-$PY -m tvm_gnn_cost pretrain data/train/*.json.gz --out data/gnn-cpu.pt --workers 2 \
+$PY -m tvm_gnn_cost pretrain data/train/*.json.gz --out tvm_gnn_cost/checkpoints/gnn-cpu.pt --workers 2 \
   --val-fraction 0 --epochs "$EPOCHS" --results "$OUT/pretrain.json" | tee -a "$OUT/pretrain.txt"
 # 2. Accuracy on the held-out networks, all together and one by one.
-$PY -m tvm_gnn_cost evaluate --model data/gnn-cpu.pt --baseline xgb --train data/train/*.json.gz \
+$PY -m tvm_gnn_cost evaluate --model tvm_gnn_cost/checkpoints/gnn-cpu.pt --baseline xgb --train data/train/*.json.gz \
   --out "$OUT/heldout.md" --json "$OUT/heldout.json" -- data/heldout/*.json.gz > /dev/null
 for net in squeezenet bert; do
-  $PY -m tvm_gnn_cost evaluate --model data/gnn-cpu.pt --baseline xgb \
+  $PY -m tvm_gnn_cost evaluate --model tvm_gnn_cost/checkpoints/gnn-cpu.pt --baseline xgb \
     --train data/train/*.json.gz --out "$OUT/heldout-$net.md" --json "$OUT/heldout-$net.json" \
     -- data/heldout/$net.json.gz > /dev/null
 done
 # 3. Search on a held-out network: pretrained GNN (fine-tuning online) against online XGBModel.
 $PY -m tvm_gnn_cost compare --network squeezenet --models gnn-pretrained,xgb \
-  --pretrained data/gnn-cpu.pt --trials 500 --seeds "$SEEDS" --measures-per-round 4 \
+  --pretrained tvm_gnn_cost/checkpoints/gnn-cpu.pt --trials 500 --seeds "$SEEDS" --measures-per-round 4 \
   --out runs/squeezenet-pretrained
 cp runs/squeezenet-pretrained/{curves.csv,curves.json,compare.json,curves.png,summary.md} "$OUT/"

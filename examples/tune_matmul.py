@@ -27,7 +27,7 @@ def main(argv=None):
     target = host_target()
     n = args.size
     task = auto_scheduler.SearchTask(func="tvm_gnn_cost.matmul", args=(n, n, n), target=target)
-    model = make_model(args.model, seed=args.seed)
+    model = make_model(args.model, args.seed, [task], args.trials, min(16, args.trials))
     curve = tune([task], model, args.trials, args.log, seed=args.seed,
                  search_params=None if args.full_search else SMALL_SEARCH,
                  measures_per_round=min(16, args.trials))

@@ -39,7 +39,7 @@ def main(argv=None):
     mod, params, shape = resnet18()
     tasks, weights = auto_scheduler.extract_tasks(mod["main"], params, target)
     print(f"{len(tasks)} tasks")
-    model = make_model(args.model, seed=args.seed)
+    model = make_model(args.model, args.seed, tasks, args.trials, 16)
     curve = tune(tasks, model, args.trials, args.log, weights=weights, seed=args.seed,
                  search_params=None if args.full_search else SMALL_SEARCH,
                  measures_per_round=16)

@@ -50,6 +50,13 @@ class Curve:
                 return t
         return None
 
+    def seconds_to_reach(self, latency: float) -> Optional[float]:
+        """Tuning seconds until the curve is at or below ``latency``; None if never."""
+        for s, lat in zip(self.seconds, self.latency):
+            if lat <= latency * (1 + 1e-9):
+                return s
+        return None
+
 
 def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: int,
                    start_time: Optional[float] = None, round_size: int = 16,
@@ -204,34 +211,83 @@ def plot_curves(curves: Sequence[Curve], png: str, title: str = "") -> None:
     plt.close(fig)
 
 
+def reach_stats(runs: Sequence[Curve], latency: float, budget_trials: int,
+                budget_seconds: float) -> dict:
+    """How the seeds of one model reach ``latency``: how many did, and the medians over all
+    seeds of the trials and seconds it took, a seed that never reached counting as beyond the
+    budget (``inf``, so the median is ``inf`` when half or more never did). The protocol of
+    ``shared/docs/benchmark-protocol.md``: never a median over only the seeds that reached."""
+    trials = [c.trials_to_reach(latency) for c in runs]
+    seconds = [c.seconds_to_reach(latency) for c in runs]
+    med = lambda xs: float(np.median([INF if x is None else x for x in xs]))  # noqa: E731
+    return {"reached": sum(t is not None for t in trials), "seeds": len(runs),
+            "trials": med(trials), "seconds": med(seconds), "per_seed_trials": trials,
+            "per_seed_seconds": seconds, "budget_trials": budget_trials,
+            "budget_seconds": budget_seconds}
+
+
+def _reach_cell(r: dict, key: str, fmt: str) -> str:
+    med = r[key]
+    budget = r[f"budget_{key}"]
+    text = fmt.format(med) if math.isfinite(med) else f"never (> {fmt.format(budget)})"
+    text += f" ({r['reached']}/{r['seeds']} seeds)"
+    if r["seeds"] > 1:
+        text += " [" + ", ".join("never" if x is None else fmt.format(x)
+                                 for x in r[f"per_seed_{key}"]) + "]"
+    return text
+
+
 def summary_table(curves: Sequence[Curve], reference: str = "xgb") -> str:
-    """Markdown: per model, medians over seeds of the final latency, trials to reach the
-    reference model's final latency (median of the seeds that reach it, then each seed's in
-    brackets), tuning time, time per trial and measured latency."""
+    """Markdown: per model, medians over seeds of the final latency, the trials and tuning
+    seconds to reach the reference model's final latency (:func:`reach_stats`: k of n seeds,
+    never-reaching seeds counted beyond the budget, then each seed's), tuning time, time per
+    trial and measured latency."""
     groups = _by_model(curves)
     ref_final = None
     if reference in groups:
         ref_final = float(np.median([c.final for c in groups[reference]]))
-    lines = ["| model | seeds | final est. latency (ms) | trials to reach "
-             f"{reference}'s final | tuning time (s) | s per trial | measured latency (ms) |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [f"| model | seeds | final est. latency (ms) | trials to reach {reference}'s final "
+             f"| seconds to reach it | tuning time (s) | s per trial | measured latency (ms) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for model, runs in groups.items():
         finals = [c.final * 1e3 for c in runs]
-        reach = "-"
+        reach_t = reach_s = "-"
         if ref_final is not None:
-            hits = [c.trials_to_reach(ref_final) for c in runs]
-            got = [h for h in hits if h is not None]
-            reach = (f"{int(np.median(got))}" + (f" ({len(got)}/{len(hits)} seeds)"
-                                                  if len(got) < len(hits) else "")
-                     if got else "never")
-            if len(hits) > 1:
-                reach += " [" + ", ".join("never" if h is None else str(h) for h in hits) + "]"
+            r = reach_stats(runs, ref_final, max(c.trials[-1] if c.trials else 0 for c in runs),
+                            max(c.wall for c in runs))
+            reach_t, reach_s = _reach_cell(r, "trials", "{:.0f}"), _reach_cell(r, "seconds",
+                                                                                 "{:.0f}")
         wall = [c.wall for c in runs]
         per_trial = [c.wall / c.trials[-1] for c in runs if c.trials]
         measured = [c.measured * 1e3 for c in runs if c.measured]
         lines.append(
             f"| {model} | {len(runs)} | {np.median(finals):.4f} (min {min(finals):.4f}, "
-            f"max {max(finals):.4f}) | {reach} | {np.median(wall):.0f} | "
+            f"max {max(finals):.4f}) | {reach_t} | {reach_s} | {np.median(wall):.0f} | "
             f"{np.median(per_trial) if per_trial else float('nan'):.2f} | "
             + (f"{np.median(measured):.3f}" if measured else "-") + " |")
     return "\n".join(lines)
+
+
+def verdict(curves: Sequence[Curve], model: str, reference: str) -> str:
+    """One line: how many trials and seconds each of two models needed to reach the other's
+    final estimated latency (medians over seeds, never-reaching seeds counted as not)."""
+    groups = _by_model(curves)
+    if model not in groups or reference not in groups:
+        return ""
+    parts = []
+    for a, b in ((model, reference), (reference, model)):
+        final = float(np.median([c.final for c in groups[b]]))
+        runs = groups[a]
+        budget_t = max(c.trials[-1] if c.trials else 0 for c in runs)
+        budget_s = max(c.wall for c in runs)
+        r = reach_stats(runs, final, budget_t, budget_s)
+        if not math.isfinite(final):
+            parts.append(f"{b} has no final latency")
+        elif math.isfinite(r["trials"]):
+            parts.append(f"{a} reached {b}'s final {final * 1e3:.4f} ms in {r['trials']:.0f} "
+                         f"of {budget_t} trials and {r['seconds']:.0f} of {budget_s:.0f} s "
+                         f"({r['reached']}/{r['seeds']} seeds)")
+        else:
+            parts.append(f"{a} did not reach {b}'s final {final * 1e3:.4f} ms in {budget_t} "
+                         f"trials ({r['reached']}/{r['seeds']} seeds)")
+    return "; ".join(parts) + "."

@@ -83,7 +83,7 @@ def test_failed_measurements_are_learned_as_worst(measured_conv, conv_task):
 
 
 def test_the_shipped_checkpoint_scores_logged_programs_as_before():
-    """Scores of data/gnn-cpu.pt on the first 48 programs of each held-out log, as the code
+    """Scores of the shipped checkpoint on the first 48 programs of each held-out log, as the code
     before the package was laid out in folders computed them (tests/data/gnn_cpu_scores.json,
     written then by loading the checkpoint and scoring ``featurize_measured`` graphs)."""
     import json
@@ -92,13 +92,14 @@ def test_the_shipped_checkpoint_scores_logged_programs_as_before():
     from tvm_gnn_cost.ansor.dataset import register_logs
     from tvm_gnn_cost.ansor.logs import read_log
     from tvm_gnn_cost.ansor.records import group_by_task
+    from tvm_gnn_cost.core.checkpoint import SHIPPED_CHECKPOINT
 
     here = os.path.dirname(__file__)
     repo = os.path.join(here, "..", "..")
     with open(os.path.join(here, "..", "data", "gnn_cpu_scores.json")) as f:
         expected = json.load(f)
     model = GNNCostModel()
-    model.load(os.path.join(repo, "data", "gnn-cpu.pt"))
+    model.load(SHIPPED_CHECKPOINT)
     compared = 0
     for log, tasks in expected.items():
         path = os.path.join(repo, log)

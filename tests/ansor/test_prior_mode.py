@@ -4,9 +4,8 @@ import os
 import numpy as np
 import pytest
 
+from tvm_gnn_cost.core.checkpoint import SHIPPED_CHECKPOINT as SHIPPED
 from tvm_gnn_cost.core.prior import blend_scores, prior_weight
-
-SHIPPED = os.path.join(os.path.dirname(__file__), "..", "..", "data", "gnn-cpu.pt")
 
 
 def test_a_frozen_prior_scores_first_then_shares_with_the_online_gnn(measured_conv, conv_task):
@@ -56,10 +55,40 @@ def test_tune_with_a_prior_measures_real_programs_and_refuses_it_for_xgboost(tmp
     log = str(tmp_path / "mm.json")
     args = ["--network", "matmul", "--input-shape", "128,128,128", "--measures-per-round", "8",
             "--trials", "16", "--log", log, "--no-build"]
-    with pytest.raises(SystemExit, match="--prior needs --model gnn"):
+    with pytest.raises(SystemExit, match="--prior and --no-prior need --model gnn"):
         main(["tune", *args, "--model", "xgb", "--prior", SHIPPED])
+    with pytest.raises(SystemExit, match="contradict"):
+        main(["tune", *args, "--no-prior", "--prior", SHIPPED])
     assert not os.path.exists(log)
     assert main(["tune", *args, "--prior", SHIPPED, "--prior-records", "8"]) == 0
     costs = [measured_cost(r) for _, r in auto_scheduler.RecordReader(log)]
     assert len(costs) == 16 and min(costs) < 1.0  # seconds: real programs ran
-    assert "estimated latency" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "estimated latency" in out and f"frozen prior {SHIPPED}" in out
+
+
+def test_the_default_model_takes_the_shipped_prior_only_on_cpus_it_was_trained_for(caplog):
+    from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+
+    assert GNNCostModel.pretrained("llvm -mcpu=znver4").prior_file == SHIPPED
+    assert GNNCostModel.pretrained("llvm -mcpu=rocketlake").prior is not None  # AVX-512 Intel
+    for target, why in (("llvm -mcpu=haswell", "AVX-512"), ("llvm", "no -mcpu"),
+                        ("cuda", "not a CPU"),
+                        ("llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72", "x86-64")):
+        caplog.clear()
+        model = GNNCostModel.pretrained(target)
+        assert model.prior is None and why in caplog.text, target
+
+
+def test_no_prior_turns_the_default_prior_off(tmp_path, capsys):
+    from tvm_gnn_cost.cli import main
+    from tvm_gnn_cost.workloads.targets import host_target, shipped_prior_mismatch
+
+    args = ["--network", "matmul", "--input-shape", "64,64,64", "--measures-per-round", "4",
+            "--trials", "4", "--no-build"]
+    assert main(["tune", *args, "--log", str(tmp_path / "a.json")]) == 0
+    default = capsys.readouterr().out
+    fits = shipped_prior_mismatch(host_target()) is None
+    assert ("frozen prior" in default) == fits, default
+    assert main(["tune", *args, "--no-prior", "--log", str(tmp_path / "b.json")]) == 0
+    assert "model: online GNN\n" in capsys.readouterr().out

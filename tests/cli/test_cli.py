@@ -73,25 +73,26 @@ def test_resume_with_less_than_a_round_per_task_left(tmp_path, matmul_task):
 
 def test_compare_writes_curves_plot_and_summary(tmp_path, capsys):
     out = str(tmp_path / "cmp")
-    assert main(["compare", *MATMUL, "--models", "gnn,random", "--trials", "16", "--seeds", "1",
+    assert main(["compare", *MATMUL, "--models", "gnn,xgb", "--trials", "16", "--seeds", "1",
                  "--out", out, "--no-build"]) == 0
-    for name in ("curves.csv", "curves.json", "curves.png", "summary.md"):
+    for name in ("curves.csv", "curves.json", "compare.json", "curves.png", "summary.md"):
         assert os.path.getsize(os.path.join(out, name)) > 0
     with open(os.path.join(out, "curves.png"), "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
     rows = list(csv.DictReader(open(os.path.join(out, "curves.csv"))))
-    assert {r["model"] for r in rows} == {"gnn", "random"}
-    for model in ("gnn", "random"):
+    assert {r["model"] for r in rows} == {"gnn", "xgb"}  # stock XGBModel runs too
+    for model in ("gnn", "xgb"):
         lat = [float(r["latency_ms"]) for r in rows if r["model"] == model]
         trials = [int(r["trials"]) for r in rows if r["model"] == model]
         assert trials[-1] == 16 and trials == sorted(trials)
         assert all(b <= a for a, b in zip(lat, lat[1:]))  # monotone non-increasing
     summary = open(os.path.join(out, "summary.md")).read()
-    assert "| gnn | 1 |" in summary and "| random | 1 |" in summary
+    assert "| gnn | 1 |" in summary and "| xgb | 1 |" in summary
+    assert "xgb's final" in summary  # the verdict: each model against the other's final
     # Rerun reuses the finished logs (nothing tuned again), and plot redraws from the saved data.
     logs = sorted(os.path.join(out, "logs", x) for x in os.listdir(os.path.join(out, "logs")))
     before = {p: open(p).read() for p in logs}
-    assert main(["compare", *MATMUL, "--models", "gnn,random", "--trials", "16", "--seeds", "1",
+    assert main(["compare", *MATMUL, "--models", "gnn,xgb", "--trials", "16", "--seeds", "1",
                  "--out", out, "--no-build"]) == 0
     assert {p: open(p).read() for p in logs} == before
     os.remove(os.path.join(out, "curves.png"))

@@ -1,13 +1,10 @@
 """Configurations: one source for each recipe, and no silent overrides."""
-import os
-
 import pytest
 import torch
 
+from tvm_gnn_cost.core.checkpoint import SHIPPED_CHECKPOINT as SHIPPED
 from tvm_gnn_cost.core.config import (ModelConfig, PretrainRecipe, TrainerConfig,
                                       config_from_dict, config_to_dict, resolve_trainer_config)
-
-SHIPPED = os.path.join(os.path.dirname(__file__), "..", "..", "data", "gnn-cpu.pt")
 
 
 def test_the_pretraining_recipe_is_the_shipped_checkpoints():

@@ -193,11 +193,12 @@ def test_the_shipped_checkpoint_ranks_a_held_out_network():
     import glob
     import os
 
+    from tvm_gnn_cost.core.checkpoint import SHIPPED_CHECKPOINT
     from tvm_gnn_cost.offline.evaluate import gnn_scorer, load_groups, metrics, score
 
     root = os.path.join(os.path.dirname(__file__), "..", "..", "data")
     model = GNNCostModel()
-    model.load(os.path.join(root, "gnn-cpu.pt"))
+    model.load(SHIPPED_CHECKPOINT)
     groups = load_groups(glob.glob(os.path.join(root, "heldout", "bert.json.gz")),
                          model.rebuilder)
     assert len(groups) == 9 and sum(len(g.costs) for g in groups) == 216

@@ -9,7 +9,8 @@ from typing import Optional
 import numpy as np
 from tvm.auto_scheduler.cost_model.cost_model import PythonBasedModel
 
-from ..core.checkpoint import Checkpointed, check_feature_names, load_checkpoint
+from ..core.checkpoint import (SHIPPED_CHECKPOINT, Checkpointed, check_feature_names,
+                               load_checkpoint)
 from ..core.config import (FeaturizerConfig, ModelConfig, TrainerConfig,
                            resolve_trainer_config)
 from ..core.prior import blend_scores, prior_weight
@@ -58,10 +59,32 @@ class GNNCostModel(Checkpointed, PythonBasedModel):
                     featurizer_config or FeaturizerConfig())
         self.rebuilder = TaskRebuilder()
         self.prior: Optional[OnlineTrainer] = None
+        self.prior_file: Optional[str] = None
         self.prior_records = float(prior_records)
         prior_weight(0, self.prior_records)  # refuses a negative setting now, not mid-search
         if prior is not None:
             self.load_prior(prior)
+
+    @classmethod
+    def pretrained(cls, target=None, seed: Optional[int] = None, **kwargs) -> "GNNCostModel":
+        """The default model: an online GNN with the shipped checkpoint as a frozen prior,
+        when ``target`` (default: this CPU) is a CPU of the kind it was trained for; the
+        online GNN alone elsewhere, with a log line that says why.
+
+        Parameters
+        ----------
+        target : str or tvm.target.Target, optional
+            Where the programs will run.
+        seed : int, optional
+            As for :class:`GNNCostModel`; other keyword arguments too.
+        """
+        from ..workloads.targets import host_target, shipped_prior_mismatch
+
+        why = shipped_prior_mismatch(target if target is not None else host_target())
+        if why is None:
+            return cls(seed=seed, prior=SHIPPED_CHECKPOINT, **kwargs)
+        logger.warning("the online GNN alone, without the shipped prior: %s", why)
+        return cls(seed=seed, **kwargs)
 
     def _build(self, mcfg: ModelConfig, tcfg: TrainerConfig, fcfg: FeaturizerConfig) -> None:
         self.featurizer = StateFeaturizer(fcfg)
@@ -200,4 +223,5 @@ class GNNCostModel(Checkpointed, PythonBasedModel):
         prior = OnlineTrainer(self.featurizer.n_features, mcfg, replace(tcfg, explore_records=0))
         prior.load_state(payload["state"])
         self.prior = prior
+        self.prior_file = file_name
         self.trainer.configure(replace(self.trainer.config, explore_records=0))

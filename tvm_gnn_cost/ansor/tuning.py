@@ -89,32 +89,61 @@ class _StopAfter(TaskSchedulerCallback):
             raise _BudgetSpent
 
 
-def make_model(name: str, seed: int = 0, pretrained: Optional[str] = None,
-               prior: Optional[str] = None, prior_records: float = 128.0):
-    """A cost model by name: ``gnn``, ``xgb`` or ``random``.
+#: Cost models by name: ``gnn`` (the default: online GNN, with the shipped prior where the
+#: target fits), ``xgb`` (Ansor's XGBModel as TaskScheduler builds it), ``xgb-w16`` (XGBModel
+#: with the GNN's 16-record warm-up) and ``random``.
+MODELS = ("gnn", "xgb", "xgb-w16", "random")
 
-    ``gnn`` is a :class:`GNNCostModel`, started from the checkpoint ``pretrained`` (it keeps
-    learning) or with the checkpoint ``prior`` kept frozen beside it, if given. ``xgb`` is
-    Ansor's ``XGBModel`` with the GNN's warm-up (16 records rather than 100), so that both
-    start learning after the same measurements.
+#: ``prior=`` of :func:`make_model`: the shipped checkpoint, where the target is a CPU it fits.
+DEFAULT_PRIOR = "default"
+
+
+def make_model(name: str, seed: int = 0, tasks: Sequence = (), trials: int = 0,
+               measures_per_round: int = 16, prior: Optional[str] = DEFAULT_PRIOR,
+               pretrained: Optional[str] = None, prior_records: float = 128.0):
+    """A cost model of :data:`MODELS` for tuning ``trials`` measurements of ``tasks``.
+
+    Parameters
+    ----------
+    name : str
+        ``gnn``: a :class:`GNNCostModel` with ``prior`` as a frozen prior (``"default"``: the
+        shipped checkpoint where the tasks' target fits it, see
+        :meth:`GNNCostModel.pretrained`; None: the online GNN alone; or a checkpoint), or
+        started from the checkpoint ``pretrained`` (fine-tuned, no prior). ``xgb``: Ansor's
+        ``XGBModel`` exactly as ``TaskScheduler`` builds it for ``sketch.xgb``: warm-up of one
+        round of every task (``len(tasks) x measures per round``, the round cut to
+        ``trials // len(tasks)`` as TaskScheduler cuts it). ``xgb-w16``: XGBModel with the
+        GNN's 16-record warm-up. ``random``: Ansor's RandomModel.
+    seed : int
+        Seeds the model.
     """
-    if name != "gnn" and (pretrained or prior):
-        raise ValueError("a pretrained checkpoint or a prior needs the gnn model")
+    if name not in MODELS:
+        raise ValueError(f"unknown cost model {name!r}; use one of {', '.join(MODELS)}")
     if name == "gnn":
         from .cost_model import GNNCostModel
 
-        model = GNNCostModel(seed=seed, prior=prior, prior_records=prior_records)
         if pretrained:
+            model = GNNCostModel(seed=seed)
             model.load(pretrained)
-        return model
+            return model
+        if prior == DEFAULT_PRIOR:
+            target = tasks[0].target if len(tasks) else None
+            return GNNCostModel.pretrained(target, seed=seed, prior_records=prior_records)
+        return GNNCostModel(seed=seed, prior=prior, prior_records=prior_records)
+    if pretrained or prior not in (None, DEFAULT_PRIOR):
+        raise ValueError("a pretrained checkpoint or a prior needs the gnn model")
     if name == "xgb":
+        if not len(tasks) or trials <= 0:
+            raise ValueError("the stock xgb model needs the tasks and the trial budget "
+                             "(its warm-up is one round of every task)")
+        per_round = min(measures_per_round, max(1, trials // len(tasks)))
+        return auto_scheduler.XGBModel(seed=seed, num_warmup_sample=len(tasks) * per_round)
+    if name == "xgb-w16":
         from ..core.config import TrainerConfig
 
         return auto_scheduler.XGBModel(seed=seed,
                                        num_warmup_sample=TrainerConfig().num_warmup_sample)
-    if name == "random":
-        return auto_scheduler.RandomModel()
-    raise ValueError(f"unknown cost model {name!r}; use gnn, xgb or random")
+    return auto_scheduler.RandomModel()
 
 
 def count_records(log_file: str, tasks: Sequence[auto_scheduler.SearchTask]) -> int:

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from .common import add_workload_args, parse_target, runner, search_params
+from .common import (add_prior_args, add_workload_args, load_network, parse_target,
+                     prior_choice, runner, search_params)
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -14,23 +15,27 @@ def add_parser(sub) -> argparse.ArgumentParser:
     co.add_argument("--seed", type=int, default=0)
     co.add_argument("--search-trials", type=int, default=0,
                     help="then also tune with the GNN for this many trials into the same log")
+    add_prior_args(co)
     return co
 
 
 def run(args) -> int:
     from ..ansor.dataset import collect, tasks_path
     from ..ansor.tuning import make_model, tune
-    from ..workloads.networks import load_workload
 
     if args.programs_per_task < 1:
         raise SystemExit("error: --programs-per-task must be at least 1")
+    prior = prior_choice(args)
     target = parse_target(args.target)
-    workload = load_workload(args.network, target, args.batch_size, args.input_shape)
+    workload = load_network(args, target)
     print(f"{args.network}: {len(workload.tasks)} tasks, target {target}", flush=True)
     total = collect(workload.tasks, args.programs_per_task, args.out, seed=args.seed,
                     progress=True, runner=runner(args), weights=workload.weights)
     if args.search_trials:
-        tune(workload.tasks, make_model("gnn", args.seed), args.search_trials, args.out,
+        model = make_model("gnn", args.seed, workload.tasks, args.search_trials,
+                           args.measures_per_round, prior=prior,
+                           prior_records=args.prior_records)
+        tune(workload.tasks, model, args.search_trials, args.out,
              weights=workload.weights, seed=args.seed, search_params=search_params(args),
              measures_per_round=args.measures_per_round, runner=runner(args), progress=True)
     print(f"{args.out}: {total} random programs of {len(workload.tasks)} tasks; "

@@ -5,9 +5,13 @@ import argparse
 import json
 from typing import Optional
 
-#: Models ``compare`` runs; ``gnn-pretrained`` is the GNN started from ``--pretrained``,
-#: ``gnn-prior`` the online GNN with ``--pretrained`` as a frozen prior.
-COMPARE_MODELS = ("gnn", "xgb", "random", "gnn-pretrained", "gnn-prior")
+#: Models ``compare`` runs: ``gnn`` is the default model (the online GNN with the shipped
+#: prior where the target fits it), ``gnn-online`` the online GNN alone, ``gnn-prior`` the
+#: online GNN with ``--pretrained`` as a frozen prior, ``gnn-pretrained`` the GNN started from
+#: ``--pretrained``; ``xgb`` is stock Ansor's XGBModel, ``xgb-w16`` XGBModel with the GNN's
+#: 16-record warm-up.
+COMPARE_MODELS = ("gnn", "gnn-online", "gnn-prior", "gnn-pretrained", "xgb", "xgb-w16",
+                  "random")
 
 
 def _shape(text: str):
@@ -19,14 +23,23 @@ def _shape(text: str):
 
 def add_workload_args(p: argparse.ArgumentParser) -> None:
     """The arguments that say what to tune, where, and how big a search."""
-    from ..workloads.networks import NETWORKS
+    from ..workloads.networks import LAYOUTS, NETWORKS
 
-    p.add_argument("--network", required=True, choices=NETWORKS,
-                   help="a relay.testing network, a BERT-style encoder, or one operator")
+    p.add_argument("--network", required=True,
+                   help="your model: an ONNX file, a TorchScript file (.pt) or a "
+                        "package.module:function returning (torch.nn.Module, example inputs); "
+                        f"or a built-in one: {', '.join(NETWORKS)}")
+    p.add_argument("--input-shapes", default=None, metavar="'NAME:[D1,D2,...] ...'",
+                   help="input shapes of a model file, as tvmc takes them, for example "
+                        "\"input:[1,3,224,224]\" (an ONNX file's own static shapes otherwise)")
+    p.add_argument("--desired-layout", choices=[*LAYOUTS, "none"], default=None,
+                   help="convert a model file's convolutions to this layout (default NHWC on "
+                        "CPU targets, which Ansor's CPU schedules are written for; none keeps "
+                        "the model's)")
     p.add_argument("--batch-size", type=int, default=1)
     p.add_argument("--input-shape", type=_shape, default=None,
-                   help="H,W,C for CNNs; sequence length for bert; n,m,k for matmul; "
-                        "H,W,Cin,Cout,kernel for conv2d")
+                   help="built-in networks: H,W,C for CNNs; sequence length for bert; n,m,k "
+                        "for matmul; H,W,Cin,Cout,kernel for conv2d")
     p.add_argument("--target", default=None,
                    help="any TVM target string (default: the host CPU with its -mcpu)")
     p.add_argument("--search", choices=["small", "default"], default="small",
@@ -38,6 +51,43 @@ def add_workload_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-build", action="store_true",
                    help="skip building and timing the result with its best schedules")
     p.add_argument("-v", "--verbose", action="store_true")
+
+
+def load_network(args, target):
+    """The workload ``--network`` names, or exit with what was wrong."""
+    from ..workloads.models import parse_input_shapes
+    from ..workloads.networks import load_workload
+
+    layout = args.desired_layout or ("NHWC" if str(target.kind.name) == "llvm" else None)
+    try:
+        return load_workload(args.network, target, args.batch_size, args.input_shape,
+                             parse_input_shapes(args.input_shapes),
+                             None if layout == "none" else layout)
+    except (ValueError, FileNotFoundError) as err:
+        raise SystemExit(f"error: --network {args.network}: {err}")
+
+
+def add_prior_args(p: argparse.ArgumentParser) -> None:
+    """``--prior``/``--no-prior``: what the GNN keeps frozen beside itself."""
+    p.add_argument("--prior", default=None, metavar="CHECKPOINT",
+                   help="keep this pretrained checkpoint frozen as a prior beside the online "
+                        "GNN (default: the shipped one, where the target is a CPU it was "
+                        "trained for)")
+    p.add_argument("--no-prior", action="store_true",
+                   help="the online GNN alone, without a prior")
+    p.add_argument("--prior-records", type=float, default=128.0,
+                   help="a task's own records at which prior and online GNN weigh the same")
+
+
+def prior_choice(args):
+    """The ``prior=`` of :func:`~tvm_gnn_cost.ansor.tuning.make_model` that the flags ask for."""
+    from ..ansor.tuning import DEFAULT_PRIOR
+
+    if args.no_prior and args.prior:
+        raise SystemExit("error: --prior and --no-prior contradict each other; pass one")
+    if args.no_prior:
+        return None
+    return args.prior or DEFAULT_PRIOR
 
 
 def parse_target(text: Optional[str]):
@@ -93,5 +143,5 @@ def require_ansor(command: str) -> None:
                          "(TVM 0.19: `make setup`, then .venv/bin/tvm-gnn-cost).")
 
 
-__all__ = ["COMPARE_MODELS", "add_workload_args", "parse_target", "require_ansor", "runner",
+__all__ = ["COMPARE_MODELS", "add_prior_args", "add_workload_args", "load_network", "prior_choice", "parse_target", "require_ansor", "runner",
            "search_params"]

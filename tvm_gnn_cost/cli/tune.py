@@ -3,14 +3,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
-from .common import add_workload_args, parse_target, runner, search_params
+from .common import (add_prior_args, add_workload_args, load_network, parse_target,
+                     prior_choice, runner, search_params)
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
     t = sub.add_parser("tune", help="tune a network or operator with one cost model")
     add_workload_args(t)
-    t.add_argument("--model", choices=["gnn", "xgb", "random"], default="gnn")
+    t.add_argument("--model", choices=["gnn", "xgb", "xgb-w16", "random"], default="gnn",
+                   help="gnn (default: the online GNN, with the shipped checkpoint as a prior "
+                        "where the target fits it), xgb (stock Ansor's XGBModel), xgb-w16 "
+                        "(XGBModel with the GNN's 16-record warm-up), random")
     t.add_argument("--trials", type=int, required=True, help="total measurement trials")
     t.add_argument("--log", required=True, help="Ansor log to write (standard format)")
     t.add_argument("--seed", type=int, default=0)
@@ -18,33 +23,45 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="continue from the records in --log, with the model trained on them")
     t.add_argument("--save-model", default=None, help="save the GNN here after tuning")
     t.add_argument("--pretrained", default=None,
-                   help="start the GNN from this checkpoint (see pretrain); it keeps learning")
-    t.add_argument("--prior", default=None,
-                   help="keep this pretrained checkpoint frozen as a prior: an online GNN "
-                        "learns the job and gains weight on each task as its records come in")
-    t.add_argument("--prior-records", type=float, default=128.0,
-                   help="a task's own records at which prior and online GNN weigh the same")
+                   help="start the GNN from this checkpoint (see pretrain) and fine-tune it, "
+                        "without a prior")
+    t.add_argument("--export", default=None, metavar="LIB.so",
+                   help="write the library built with the best schedules here (checked "
+                        "against the original model first)")
+    add_prior_args(t)
     return t
+
+
+def describe(model) -> str:
+    """One line on which GNN tunes: with a prior or alone."""
+    if getattr(model, "prior_file", None):
+        return f"online GNN with the frozen prior {model.prior_file}"
+    return "online GNN" + (" (from a pretrained checkpoint)" if model.trainer.n_fits else "")
 
 
 def run(args) -> int:
     from ..ansor.tuning import make_model, tune
-    from ..workloads.deploy import build_and_time
-    from ..workloads.networks import load_workload
-
     target = parse_target(args.target)
     if os.path.exists(args.log) and not args.resume:
         raise SystemExit(f"error: {args.log} exists; pass --resume to continue it, "
                          "or choose another --log")
+    prior = prior_choice(args)
     if args.pretrained and args.model != "gnn":
         raise SystemExit("error: --pretrained needs --model gnn")
-    if args.prior and (args.model != "gnn" or args.pretrained):
-        raise SystemExit("error: --prior needs --model gnn and no --pretrained (it keeps "
-                         "the checkpoint frozen beside an online GNN)")
-    workload = load_workload(args.network, target, args.batch_size, args.input_shape)
+    if (args.prior or args.no_prior) and args.model != "gnn":
+        raise SystemExit("error: --prior and --no-prior need --model gnn")
+    if args.prior and args.pretrained:
+        raise SystemExit("error: --prior keeps a checkpoint frozen beside an online GNN, "
+                         "--pretrained fine-tunes one; pass one of them")
+    if args.export and args.no_build:
+        raise SystemExit("error: --export writes the built library; drop --no-build")
+    workload = load_network(args, target)
     print(f"{args.network}: {len(workload.tasks)} tasks, target {target}", flush=True)
-    model = make_model(args.model, args.seed, pretrained=args.pretrained, prior=args.prior,
-                       prior_records=args.prior_records)
+    model = make_model(args.model, args.seed, workload.tasks, args.trials,
+                       args.measures_per_round, prior=None if args.pretrained else prior,
+                       pretrained=args.pretrained, prior_records=args.prior_records)
+    if args.model == "gnn":
+        print(f"model: {describe(model)}", flush=True)
     curve = tune(workload.tasks, model, args.trials, args.log, weights=workload.weights,
                  seed=args.seed, search_params=search_params(args),
                  measures_per_round=args.measures_per_round, runner=runner(args),
@@ -55,7 +72,38 @@ def run(args) -> int:
     if args.save_model and hasattr(model, "save"):
         model.save(args.save_model)
         print(f"model saved to {args.save_model}")
-    if not args.no_build:
-        lat = build_and_time(workload, args.log, target)
-        print(f"measured latency with the best schedules: {lat * 1e3:.4f} ms")
+    if args.no_build:
+        return 0
+    return build(workload, args, target)
+
+
+def build(workload, args, target) -> int:
+    """Build, check, time and export what was tuned; errors end with a message, not a
+    traceback: the tuning is done and kept in the log."""
+    from ..workloads.deploy import WrongResultError, build_and_time
+
+    try:
+        report = build_and_time(workload, args.log, target, export=args.export)
+    except WrongResultError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except Exception as err:  # noqa: BLE001 - TVM raises many kinds; the log is safe
+        last = str(err).strip().splitlines()[-1] if str(err).strip() else type(err).__name__
+        print(f"error: building {args.network} with the best schedules of {args.log} failed "
+              f"({type(err).__name__}: {last}). Every measured record is kept in the log; "
+              "`tvm-gnn-cost tune ... --resume` continues it.", file=sys.stderr)
+        return 1
+    if report.fallback:
+        print(f"{len(report.fallback)} task(s) without a valid tuned schedule use TVM's default "
+              f"schedule: {', '.join(report.fallback)}")
+    print(f"outputs match {report.reference} (largest difference {report.error:.1e} of the "
+          f"largest output)")
+    line = f"measured latency with the best schedules: {report.latency * 1e3:.4f} ms"
+    if report.reference_latency:
+        line += (f"; {workload.framework} runs the original in "
+                 f"{report.reference_latency * 1e3:.4f} ms")
+    print(line)
+    if report.exported:
+        print(f"compiled library: {report.exported} (inputs in {report.exported}.json; load it "
+              "with tvm.runtime.load_module)")
     return 0

@@ -17,6 +17,11 @@ from .trainer import OnlineTrainer
 
 FORMAT = "tvm_gnn_cost.GNNCostModel"
 
+#: The checkpoint shipped in the package: the GNN pretrained on ``data/train`` (x86-64 CPUs with
+#: AVX-512: AMD Zen 4 and Zen 5), the prior of the default model.
+SHIPPED_CHECKPOINT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                  "checkpoints", "gnn-cpu.pt")
+
 
 def save_checkpoint(path: str, trainer: OnlineTrainer, featurizer_config: FeaturizerConfig,
                     feature_names: List[str], recipe: Optional[PretrainRecipe] = None) -> None:
@@ -127,5 +132,5 @@ class Checkpointed:
                        if "recipe" in payload else None)
 
 
-__all__ = ["FORMAT", "Checkpointed", "check_feature_names", "checkpoint_recipe",
+__all__ = ["FORMAT", "SHIPPED_CHECKPOINT", "Checkpointed", "check_feature_names", "checkpoint_recipe",
            "load_checkpoint", "save_checkpoint"]

@@ -74,7 +74,7 @@ class PretrainConfig:
 @dataclass
 class PretrainRecipe:
     """Everything ``tvm-gnn-cost pretrain`` trains with; the defaults are the recipe of the
-    shipped checkpoint ``data/gnn-cpu.pt`` (wider than the online GNN, with dropout and weight
+    shipped checkpoint ``tvm_gnn_cost/checkpoints/gnn-cpu.pt`` (wider than the online GNN, with dropout and weight
     decay: it learns from thousands of programs, not from one job's few hundred).
 
     The command line overrides only the fields a user names; the checkpoint and the results

@@ -1,46 +1,193 @@
-"""Build what was tuned with its best schedules, and time it for real."""
+"""Build what was tuned with its best schedules, check that it computes what the original does,
+time it, and export it.
+
+A network is compiled with ``relay.build`` under the log's best schedules (tasks without a
+valid record fall back to TVM's default schedules, and are named); its outputs on random
+inputs are compared with the original model run by its framework (torch, ONNX Runtime) or,
+for ``relay.testing`` networks and single operators, with an untuned TVM build. A tuned
+program that computes something else is an error, not a result.
+"""
 from __future__ import annotations
 
+import json
 import logging
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
 
 import numpy as np
 import tvm
-from tvm import auto_scheduler, relay
+from tvm import relay
 from tvm.contrib import graph_executor
 
+from .layout import ApplyBest
 from .networks import Workload
 from .targets import without_tophub
 
 logger = logging.getLogger("tvm_gnn_cost")
 
+#: Largest difference from the reference allowed, relative to the reference's largest value.
+TOLERANCE = 1e-3
+
+
+class WrongResultError(ValueError):
+    """The tuned build's outputs differ from the reference's beyond :data:`TOLERANCE`."""
+
+
+@dataclass
+class BuildReport:
+    """What building the tuned result gave."""
+
+    latency: float  # median seconds of repeated runs
+    error: float  # largest |tuned - reference| / largest |reference| over the outputs
+    reference: str  # what the outputs were checked against
+    fallback: List[str] = field(default_factory=list)  # tasks built with default schedules
+    reference_latency: Optional[float] = None  # the framework's own time (seconds), if any
+    exported: Optional[str] = None  # the compiled library's path
+
+
+def fallback_tasks(workload: Workload, log_file: str) -> List[str]:
+    """Tasks of ``workload`` with no valid record in ``log_file``: the build uses TVM's
+    default schedules for them."""
+    from ..ansor.logs import read_log
+
+    ok = {inp.task.workload_key for inp, res in zip(*read_log(log_file)[:2])
+          if int(res.error_no) == 0}
+    return [t.desc or t.workload_key for t in workload.tasks if t.workload_key not in ok]
+
+
+def random_inputs(inputs: Dict, seed: int = 0) -> Dict[str, np.ndarray]:
+    """Inputs of the given (shape, dtype): uniform in [0, 1) (integers: 0 or 1)."""
+    rng = np.random.default_rng(seed)
+    return {n: (rng.uniform(size=shape) if "float" in dtype
+                else rng.integers(0, 2, size=shape)).astype(dtype)
+            for n, (shape, dtype) in inputs.items()}
+
+
+def build_network(workload: Workload, target, log_file: Optional[str] = None):
+    """``relay.build`` of the workload's network, with the best schedules of ``log_file``
+    (None: untuned, TVM's default schedules)."""
+    without_tophub()
+    if log_file is None:
+        with tvm.transform.PassContext(opt_level=3):
+            return relay.build(workload.mod, target=target, params=workload.params)
+    with ApplyBest(log_file, workload.no_rewrite):
+        with tvm.transform.PassContext(opt_level=3,
+                                       config={"relay.backend.use_auto_scheduler": True}):
+            return relay.build(workload.mod, target=target, params=workload.params)
+
+
+def run_network(lib, dev, feeds: Dict[str, np.ndarray]) -> List[np.ndarray]:
+    """Outputs of a built network on ``feeds``."""
+    module = graph_executor.GraphModule(lib["default"](dev))
+    module.set_input(**feeds)
+    module.run()
+    return [module.get_output(i).numpy() for i in range(module.get_num_outputs())]
+
+
+def relative_error(outputs: List[np.ndarray], expected: List[np.ndarray]) -> float:
+    """Largest |output - expected| over all outputs, relative to the largest |expected|."""
+    if len(outputs) != len(expected):
+        raise WrongResultError(f"the build has {len(outputs)} outputs, the reference "
+                               f"{len(expected)}")
+    worst = 0.0
+    for out, ref in zip(outputs, expected):
+        out, ref = np.asarray(out, float), np.asarray(ref, float).reshape(np.shape(out))
+        worst = max(worst, float(np.abs(out - ref).max(initial=0.0))
+                    / max(float(np.abs(ref).max(initial=0.0)), 1e-12))
+    return worst
+
 
 def build_and_time(workload: Workload, log_file: str, target, number: int = 5,
-                   repeat: int = 3) -> float:
-    """Measured latency in seconds of ``workload`` built with the best schedules in ``log_file``.
+                   repeat: int = 3, export: Optional[str] = None) -> BuildReport:
+    """Build ``workload`` with the best schedules in ``log_file``, check its outputs, time it
+    (median of ``repeat`` x ``number`` runs) and, if asked, export the library.
 
-    A network is compiled with ``relay.build`` under ``ApplyHistoryBest`` and run by the
-    graph executor; single operators are built with ``task.apply_best``. Weights of the
-    tasks' latencies are applied for single operators (one task, weight 1).
+    Raises
+    ------
+    WrongResultError
+        If the outputs differ from the reference by more than :data:`TOLERANCE`.
     """
-    without_tophub()
     target = tvm.target.Target(target)
     dev = tvm.device(target.kind.name, 0)
-    if workload.is_network:
-        with auto_scheduler.ApplyHistoryBest(log_file):
-            with tvm.transform.PassContext(opt_level=3,
-                                           config={"relay.backend.use_auto_scheduler": True}):
-                lib = relay.build(workload.mod, target=target, params=workload.params)
-        module = graph_executor.GraphModule(lib["default"](dev))
-        for name, (shape, dtype) in workload.inputs.items():
-            module.set_input(name, np.random.uniform(size=shape).astype(dtype))
-        timer = module.module.time_evaluator("run", dev, number=number, repeat=repeat)
-        return float(np.median(timer().results))
-    total = 0.0
+    if not workload.is_network:
+        return _build_operators(workload, log_file, target, dev, number, repeat)
+    lib = build_network(workload, target, log_file)
+    feeds = random_inputs(workload.inputs)
+    outputs = run_network(lib, dev, feeds)
+    if workload.reference is not None:
+        expected, what = workload.reference(feeds), workload.framework
+    else:
+        expected, what = run_network(build_network(workload, target), dev, feeds), \
+            "the untuned TVM build"
+    report = BuildReport(0.0, relative_error(outputs, expected), what,
+                         fallback_tasks(workload, log_file))
+    _check(report)
+    module = graph_executor.GraphModule(lib["default"](dev))
+    module.set_input(**feeds)
+    timer = module.module.time_evaluator("run", dev, number=number, repeat=repeat)
+    report.latency = float(np.median(timer().results))
+    if workload.reference is not None:
+        report.reference_latency = time_reference(workload.reference, feeds, number * repeat)
+    if export:
+        export_library(lib, export, workload.inputs)
+        report.exported = export
+    return report
+
+
+def _check(report: BuildReport) -> None:
+    if not report.error <= TOLERANCE:
+        raise WrongResultError(
+            f"the tuned build's outputs differ from {report.reference} by {report.error:.2e} "
+            f"of their largest value (tolerance {TOLERANCE:.0e}): a schedule in the log "
+            "computes something else; report it, and rebuild without that task's records")
+
+
+def time_reference(reference, feeds: Dict[str, np.ndarray], runs: int) -> float:
+    """Median seconds of the reference (the framework's own inference) on ``feeds``."""
+    import time
+
+    reference(feeds)  # warm up
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        reference(feeds)
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def export_library(lib, path: str, inputs: Dict) -> None:
+    """Write the compiled library (load it with ``tvm.runtime.load_module``) and, beside it,
+    ``PATH.json`` with its inputs' names, shapes and dtypes."""
+    lib.export_library(path)
+    with open(path + ".json", "w") as f:
+        json.dump({"inputs": {n: {"shape": list(s), "dtype": d} for n, (s, d) in inputs.items()},
+                   "entry": "default", "executor": "graph"}, f, indent=1)
+
+
+def _build_operators(workload: Workload, log_file: str, target, dev, number: int,
+                     repeat: int) -> BuildReport:
+    """Single operators: each task built with ``task.apply_best``, checked against its
+    unscheduled compute, timed; the latency is the weighted sum."""
+    total, worst = 0.0, 0.0
     for task, weight in zip(workload.tasks, workload.weights):
         sch, tensors = task.apply_best(log_file)
         func = tvm.build(sch, tensors, target)
-        args = [tvm.nd.array(np.random.uniform(size=[int(s) for s in t.shape]).astype(t.dtype), dev)
-                for t in tensors]
+        args = random_inputs({i: ([int(s) for s in t.shape], t.dtype)
+                              for i, t in enumerate(tensors)})
+        plain, _ = task.compute_dag.apply_steps_from_state(task.compute_dag.get_init_state())
+        outs = [tvm.nd.array(a, dev) for a in args.values()]
+        ref = [tvm.nd.array(a, dev) for a in args.values()]
+        func(*outs)
+        tvm.build(plain, tensors, target)(*ref)
+        worst = max(worst, relative_error([outs[-1].numpy()], [ref[-1].numpy()]))
         timer = func.time_evaluator(func.entry_name, dev, number=number, repeat=repeat)
-        total += weight * float(np.median(timer(*args).results))
-    return total
+        total += weight * float(np.median(timer(*outs).results))
+    report = BuildReport(total, worst, "the unscheduled compute",
+                         fallback_tasks(workload, log_file))
+    _check(report)
+    return report
+
+
+__all__ = ["BuildReport", "TOLERANCE", "WrongResultError", "build_and_time", "build_network",
+           "export_library", "fallback_tasks", "random_inputs", "relative_error",
+           "run_network", "time_reference"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import tvm
 
@@ -23,7 +23,7 @@ logger = logging.getLogger("tvm_gnn_cost")
 BERT_SIZES = {"bert": (256, 4), "bert-tiny": (128, 2), "bert-medium": (512, 8)}
 
 NETWORKS = ("resnet-18", "resnet-50", "mobilenet", "squeezenet", "inception-v3", "dcgan",
-            *BERT_SIZES, "matmul", "conv2d")
+            *BERT_SIZES, "matmul", "conv2d", "demo")
 
 
 @dataclass
@@ -36,16 +36,28 @@ class Workload:
     mod: Optional[tvm.IRModule] = None
     params: Optional[dict] = None
     inputs: Dict[str, Tuple[Tuple[int, ...], str]] = field(default_factory=dict)
+    no_rewrite: FrozenSet[str] = frozenset()  # workloads tuned and built without layout rewrite
+    reference: Optional[Callable] = None  # the original model run by its framework (models.py)
+    framework: str = ""  # what runs the reference: "torch", "onnxruntime"
 
     @property
     def is_network(self) -> bool:
         return self.mod is not None
 
 
-def _to_nhwc(mod):
+#: ``--desired-layout`` choices: convolutions in NHWC (what Ansor's CPU schedules are written
+#: for, as its tutorials and tvmc's ``--desired-layout NHWC`` use) or as the model has them.
+LAYOUTS = ("NHWC", "NCHW")
+
+
+def convert_layout(mod, layout: str = "NHWC"):
+    """``mod`` with its 2-D convolutions in ``layout`` (Relay's ``ConvertLayout``)."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout {layout!r} is not one of {', '.join(LAYOUTS)}")
     seq = tvm.transform.Sequential([
         relay.transform.InferType(),
-        relay.transform.ConvertLayout({"nn.conv2d": ["NHWC", "default"]}),
+        relay.transform.ConvertLayout({"nn.conv2d": [layout, "default"],
+                                       "qnn.conv2d": [layout, "default"]}),
     ])
     with tvm.transform.PassContext(opt_level=3):
         return seq(mod)
@@ -92,7 +104,7 @@ def relay_network(name: str, batch_size: int = 1,
                                                           image_shape=chw)
         else:
             mod, params = testing.inception_v3.get_workload(batch_size=batch_size, image_shape=chw)
-        return _to_nhwc(mod), params, {"data": ((batch_size,) + chw, "float32")}
+        return convert_layout(mod), params, {"data": ((batch_size,) + chw, "float32")}
     if name == "dcgan":
         mod, params = testing.dcgan.get_workload(batch_size=batch_size, oshape=shape or (3, 64, 64))
         return mod, params, {"data": ((batch_size, 100), "float32")}
@@ -118,7 +130,7 @@ def from_torch(module, example_inputs: Sequence, input_names: Optional[Sequence[
     mod, params = relay.frontend.from_pytorch(traced, shapes)
     inputs = {n: (tuple(x.shape), str(x.dtype).replace("torch.", ""))
               for n, x in zip(names, example_inputs)}
-    return _to_nhwc(mod), params, inputs
+    return convert_layout(mod), params, inputs
 
 
 def bert_module(batch_size: int = 1, seq_len: int = 64, d_model: int = 256, heads: int = 4,
@@ -165,14 +177,48 @@ def single_op_tasks(name: str, target, batch_size: int = 1,
 
 
 def load_workload(name: str, target, batch_size: int = 1,
-                  input_shape: Optional[Sequence[int]] = None) -> Workload:
-    """Tasks (and, for networks, the relay module) of ``name`` for ``target``."""
+                  input_shape: Optional[Sequence[int]] = None,
+                  input_shapes: Optional[Dict[str, Tuple[int, ...]]] = None,
+                  layout: Optional[str] = "NHWC") -> Workload:
+    """Tasks (and, for networks, the relay module) of ``name`` for ``target``.
+
+    ``name`` is a built-in network or operator (:data:`NETWORKS`), or a user's model: an ONNX
+    or TorchScript file or a ``package.module:function`` entry point
+    (:mod:`.models`, with ``input_shapes`` and the convolution ``layout``).
+    """
+    from .models import is_model_spec, load_model, torch_reference
+
     without_tophub()
     if name in ("matmul", "conv2d"):
         tasks = single_op_tasks(name, target, batch_size, input_shape)
         return Workload(name, tasks, [1] * len(tasks))
-    mod, params, inputs = relay_network(name, batch_size, input_shape)
+    if name == "demo":  # `make demo`: a 256^3 matmul and a ResNet-style conv2d, each once
+        from .operators import demo_tasks
+
+        return Workload(name, demo_tasks(target), [1, 1])
+    reference, framework = None, ""
+    if name in NETWORKS:
+        mod, params, inputs = relay_network(name, batch_size, input_shape)
+        if name in BERT_SIZES:  # the encoder comes from torch: check against it
+            module, _ = bert_module(batch_size, input_shape[0] if input_shape else 64,
+                                    *BERT_SIZES[name])
+            reference, framework = torch_reference(module, list(inputs)), "torch"
+    elif is_model_spec(name):
+        source = load_model(name, input_shapes, layout)
+        mod, params, inputs = source.mod, source.params, source.inputs
+        reference, framework = source.reference, source.framework
+    else:
+        raise ValueError(f"unknown network {name!r}: give one of {', '.join(NETWORKS)}, an "
+                         "ONNX or TorchScript file, or a package.module:function entry point")
+    return _network_workload(name, mod, params, inputs, target, reference, framework)
+
+
+def _network_workload(name, mod, params, inputs, target, reference, framework) -> Workload:
+    from .layout import without_broken_rewrite
+
     tasks, weights = auto_scheduler.extract_tasks(mod["main"], params, target)
     if not tasks:
         raise ValueError(f"no tunable task found in {name} for target {target}")
-    return Workload(name, list(tasks), [int(w) for w in weights], mod, params, inputs)
+    tasks, no_rewrite = without_broken_rewrite(tasks)
+    return Workload(name, tasks, [int(w) for w in weights], mod, params, inputs, no_rewrite,
+                    reference, framework)

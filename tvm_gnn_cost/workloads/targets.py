@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Optional
 
 import tvm
 
@@ -31,6 +32,26 @@ def with_num_cores(target, num_cores: int = 0) -> tvm.target.Target:
     return tvm.target.Target({**dict(target.export()), "num-cores": cores})
 
 
+def shipped_prior_mismatch(target) -> Optional[str]:
+    """Why the shipped checkpoint should not rank programs for ``target``, or None if it may.
+
+    It was trained on x86-64 CPUs with AVX-512 (AMD Zen 4 and Zen 5; an Intel Rocket Lake
+    host's programs it ranks as well: benchmarks/results/pretrain-accuracy.md). Another ISA,
+    a CPU without AVX-512 (or a target without ``-mcpu``: generic x86-64 code), or a GPU is
+    not what it learned.
+    """
+    target = tvm.target.Target(target)
+    if target.kind.name != "llvm":
+        return f"target kind {target.kind.name!r} is not a CPU"
+    triple = str(target.attrs.get("mtriple", "")) or tvm.target.codegen.llvm_get_system_triple()
+    if not triple.startswith("x86_64"):
+        return f"it was trained on x86-64 CPUs, not {triple.split('-')[0]}"
+    if not tvm.target.codegen.llvm_cpu_has_features(["avx512f"], target):
+        cpu = target.mcpu or "generic x86-64 (no -mcpu)"
+        return f"it was trained on CPUs with AVX-512, which {cpu} has not"
+    return None
+
+
 def check_target(target) -> None:
     """Raise ``ValueError`` if this TVM build cannot compile code for ``target``; warn
     about an LLVM CPU target without ``-mcpu``.
@@ -51,4 +72,4 @@ def check_target(target) -> None:
                        tvm.target.codegen.llvm_get_system_cpu())
 
 
-__all__ = ["check_target", "host_target", "with_num_cores", "without_tophub"]
+__all__ = ["check_target", "host_target", "shipped_prior_mismatch", "with_num_cores", "without_tophub"]

@@ -1,0 +1,191 @@
+"""A user's own model as something to tune, with TVM's conventions (as ``tvmc`` takes them):
+
+- an ONNX file (``model.onnx``), input shapes from ``--input-shapes`` or from the file;
+- a TorchScript file (``model.pt``), input shapes from ``--input-shapes``;
+- a Python entry point (``my_pkg.models:build``): a function that returns a
+  ``torch.nn.Module`` and its example inputs (a tensor or a sequence of them).
+
+Each comes with a reference: the original model run by its own framework (ONNX Runtime, or
+torch eager), which a tuned build's outputs are checked against and whose time it is
+compared with.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+#: What the reference does: input name -> array in, output arrays out.
+Reference = Callable[[Dict[str, np.ndarray]], List[np.ndarray]]
+
+MODEL_SUFFIXES = (".onnx", ".pt", ".pth", ".ts")
+_SHAPE = re.compile(r"([^\s:,\[\]]+)\s*:\s*\[([0-9,\s]*)\]")
+
+
+@dataclass
+class ModelSource:
+    """A user's model imported into Relay, and the original to check against."""
+
+    name: str
+    mod: object  # tvm.IRModule
+    params: dict
+    inputs: Dict[str, Tuple[Tuple[int, ...], str]]  # name -> (shape, dtype), in order
+    reference: Reference
+    framework: str  # "onnxruntime" or "torch"
+
+
+def is_model_spec(spec: str) -> bool:
+    """True if ``spec`` names a model file or a ``module:function`` entry point."""
+    return spec.endswith(MODEL_SUFFIXES) or os.path.isfile(spec) or (
+        ":" in spec and re.fullmatch(r"[\w.]+:[\w.]+", spec) is not None)
+
+
+def parse_input_shapes(text: Optional[str]) -> Dict[str, Tuple[int, ...]]:
+    """``"input:[1,3,224,224] mask:[1,128]"`` (tvmc's ``--input-shapes``) as a dict, in order."""
+    if not text:
+        return {}
+    found = _SHAPE.findall(text)
+    rest = _SHAPE.sub("", text).replace(",", " ").strip()
+    if not found or rest:
+        raise ValueError(f"--input-shapes takes NAME:[D1,D2,...] separated by spaces, as tvmc "
+                         f"does, for example 'input:[1,3,224,224]'; got {text!r}")
+    return {name: tuple(int(d) for d in dims.split(",") if d.strip()) for name, dims in found}
+
+
+def load_model(spec: str, input_shapes: Optional[Dict[str, Tuple[int, ...]]] = None,
+               layout: Optional[str] = "NHWC") -> ModelSource:
+    """Import the model ``spec`` names (see the module's docstring) into Relay.
+
+    Parameters
+    ----------
+    spec : str
+        ``*.onnx``, a TorchScript file, or ``package.module:function``.
+    input_shapes : dict, optional
+        Input name -> shape; needed for TorchScript, optional for ONNX (the file's static
+        shapes), not taken for an entry point (its example inputs say).
+    layout : str, optional
+        Convolution layout to convert to (``NHWC``: what Ansor's CPU schedules are written
+        for); None keeps the model's.
+    """
+    input_shapes = dict(input_shapes or {})
+    if spec.endswith(".onnx"):
+        source = _from_onnx(spec, input_shapes)
+    elif spec.endswith(MODEL_SUFFIXES[1:]) or os.path.isfile(spec):
+        source = _from_torchscript(spec, input_shapes)
+    elif ":" in spec:
+        if input_shapes:
+            raise ValueError(f"{spec} gives its own example inputs; drop --input-shapes")
+        source = _from_entry_point(spec)
+    else:
+        raise ValueError(f"{spec!r} is neither a model file (.onnx, .pt) nor an entry point "
+                         "(package.module:function)")
+    if layout:
+        from .networks import convert_layout
+
+        source.mod = convert_layout(source.mod, layout)
+    return source
+
+
+def _from_onnx(path: str, shapes: Dict[str, Tuple[int, ...]]) -> ModelSource:
+    import onnx
+    from tvm import relay
+
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no ONNX file at {path}")
+    model = onnx.load(path)
+    initializers = {i.name for i in model.graph.initializer}
+    inputs: Dict[str, Tuple[Tuple[int, ...], str]] = {}
+    for value in model.graph.input:
+        if value.name in initializers:
+            continue
+        tensor = value.type.tensor_type
+        dtype = str(onnx.helper.tensor_dtype_to_np_dtype(tensor.elem_type))
+        shape = shapes.pop(value.name, None)
+        if shape is None:
+            dims = [d.dim_value for d in tensor.shape.dim]
+            if not dims or min(dims) <= 0:
+                raise ValueError(f"input {value.name!r} of {path} has no static shape; give it "
+                                 f"with --input-shapes '{value.name}:[1,3,224,224]'")
+            shape = tuple(dims)
+        inputs[value.name] = (tuple(shape), dtype)
+    if shapes:
+        raise ValueError(f"{path} has no input {sorted(shapes)}; its inputs: {list(inputs)}")
+    mod, params = relay.frontend.from_onnx(model, {n: s for n, (s, _) in inputs.items()},
+                                           dtype={n: d for n, (_, d) in inputs.items()},
+                                           freeze_params=True)
+    return ModelSource(os.path.basename(path), mod, params, inputs, _onnxruntime(path),
+                       "onnxruntime")
+
+
+def _onnxruntime(path: str) -> Reference:
+    import onnxruntime
+
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    return lambda feeds: [np.asarray(o) for o in session.run(None, feeds)]
+
+
+def _from_torchscript(path: str, shapes: Dict[str, Tuple[int, ...]]) -> ModelSource:
+    import torch
+
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no TorchScript file at {path}")
+    if not shapes:
+        raise ValueError("a TorchScript file does not say its input shapes; give them with "
+                         "--input-shapes 'input0:[1,3,224,224]'")
+    module = torch.jit.load(path, map_location="cpu").eval()
+    examples = [torch.rand(*s) for s in shapes.values()]
+    return _torch_source(os.path.basename(path), module, examples, list(shapes))
+
+
+def _from_entry_point(spec: str) -> ModelSource:
+    import torch
+
+    module_name, _, func_name = spec.partition(":")
+    try:
+        func = getattr(importlib.import_module(module_name), func_name)
+    except (ImportError, AttributeError) as err:
+        raise ValueError(f"cannot load {spec}: {err}. It must be an importable "
+                         "package.module:function") from err
+    out = func()
+    if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], torch.nn.Module)):
+        raise ValueError(f"{spec} must return (torch.nn.Module, example inputs); it returned "
+                         f"{type(out).__name__}")
+    module, examples = out
+    examples = [examples] if isinstance(examples, torch.Tensor) else list(examples)
+    names = [f"input{i}" for i in range(len(examples))]
+    return _torch_source(func_name, module.eval(), examples, names)
+
+
+def _torch_source(name: str, module, examples: Sequence, names: List[str]) -> ModelSource:
+    import torch
+    from tvm import relay
+
+    with torch.no_grad():
+        script = module if isinstance(module, torch.jit.ScriptModule) else torch.jit.trace(
+            module, tuple(examples))
+    mod, params = relay.frontend.from_pytorch(
+        script, [(n, tuple(x.shape)) for n, x in zip(names, examples)])
+    inputs = {n: (tuple(x.shape), str(x.dtype).replace("torch.", ""))
+              for n, x in zip(names, examples)}
+    return ModelSource(name, mod, params, inputs, torch_reference(module, names), "torch")
+
+
+def torch_reference(module, names: Sequence[str]) -> Reference:
+    """The module run by torch (eager), outputs flattened to a list of arrays."""
+    import torch
+
+    def run(feeds: Dict[str, np.ndarray]) -> List[np.ndarray]:
+        with torch.no_grad():
+            out = module(*[torch.from_numpy(np.ascontiguousarray(feeds[n])) for n in names])
+        flat = list(out) if isinstance(out, (tuple, list)) else [out]
+        return [o.detach().numpy() for o in flat]
+
+    return run
+
+
+__all__ = ["ModelSource", "Reference", "is_model_spec", "load_model", "parse_input_shapes",
+           "torch_reference"]
