@@ -20,13 +20,13 @@ from typing import Dict, List, Set
 import numpy as np
 
 from ..core.config import FeaturizerConfig
-from ..ansor.featurizer import StageStructure, feature_names, log_feature, schedule_features
+from ..core.features import (OP_CATEGORIES, StageStructure, feature_names, log_feature,
+                             schedule_features)
 from ..core.graph import ProgramGraph
 from ..core.looptree import ANNOTATIONS, Loop, LoopTree, Statement
-from ..tir.opstats import (CATEGORY_INDEX, OP_CATEGORIES, extent_product, op_category,
-                      tvm_dtype_bits)
 from ..tir.compat import (Block, BlockRealize, BufferLoad, load_buffer, post_order_visit,
-                        region_buffer, tir)
+                          region_buffer, tir)
+from ..tir.opstats import CATEGORY_INDEX, extent_product, op_category, tvm_dtype_bits
 
 _KIND_ANNOTATION = {0: ANNOTATIONS["for"], 1: ANNOTATIONS["parallel"],
                     2: ANNOTATIONS["vectorize"], 3: ANNOTATIONS["unroll"]}
