@@ -174,11 +174,12 @@ def _build_operators(workload: Workload, log_file: str, target, dev, number: int
         func = tvm.build(sch, tensors, target)
         args = random_inputs({i: ([int(s) for s in t.shape], t.dtype)
                               for i, t in enumerate(tensors)})
-        plain, _ = task.compute_dag.apply_steps_from_state(task.compute_dag.get_init_state())
+        plain, plain_tensors = task.compute_dag.apply_steps_from_state(
+            task.compute_dag.get_init_state())
         outs = [tvm.nd.array(a, dev) for a in args.values()]
         ref = [tvm.nd.array(a, dev) for a in args.values()]
         func(*outs)
-        tvm.build(plain, tensors, target)(*ref)
+        tvm.build(plain, plain_tensors, target)(*ref)
         worst = max(worst, relative_error([outs[-1].numpy()], [ref[-1].numpy()]))
         timer = func.time_evaluator(func.entry_name, dev, number=number, repeat=repeat)
         total += weight * float(np.median(timer(*outs).results))
