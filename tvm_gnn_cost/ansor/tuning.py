@@ -146,6 +146,19 @@ def make_model(name: str, seed: int = 0, tasks: Sequence = (), trials: int = 0,
     return auto_scheduler.RandomModel()
 
 
+def _resume(model, tasks, log_file: str):
+    """Records of ``tasks`` already in ``log_file``, with ``model`` trained on them, and the
+    search callbacks that start from their states."""
+    repair_log(log_file)  # a kill while writing leaves a line TVM's readers stop at
+    done = count_records(log_file, tasks)
+    if not done:
+        return 0, []
+    logger.info("resuming from %d records in %s", done, log_file)
+    if hasattr(model, "update_from_file"):
+        model.update_from_file(log_file)
+    return done, [auto_scheduler.PreloadMeasuredStates(log_file)]
+
+
 def count_records(log_file: str, tasks: Sequence[auto_scheduler.SearchTask]) -> int:
     """Records of ``tasks`` (same workload and target) already in ``log_file``."""
     if not log_file or not os.path.exists(log_file):
@@ -193,15 +206,7 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
     """
     for target in {str(t.target) for t in tasks}:
         check_target(target)
-    if resume:
-        repair_log(log_file)  # a kill while writing leaves a line TVM's readers stop at
-    done = count_records(log_file, tasks) if resume else 0
-    init = []
-    if done:
-        logger.info("resuming from %d records in %s", done, log_file)
-        if hasattr(model, "update_from_file"):
-            model.update_from_file(log_file)
-        init = [auto_scheduler.PreloadMeasuredStates(log_file)]
+    done, init = _resume(model, tasks, log_file) if resume else (0, [])
     policies = [auto_scheduler.SketchPolicy(t, program_cost_model=model, params=search_params,
                                             seed=seed + i, verbose=verbose,
                                             init_search_callbacks=init)
