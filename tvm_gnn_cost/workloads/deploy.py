@@ -48,10 +48,9 @@ class BuildReport:
 def fallback_tasks(workload: Workload, log_file: str) -> List[str]:
     """Tasks of ``workload`` with no valid record in ``log_file``: the build uses TVM's
     default schedules for them."""
-    from ..ansor.logs import read_log
+    from ..curves import valid_workloads
 
-    ok = {inp.task.workload_key for inp, res in zip(*read_log(log_file)[:2])
-          if int(res.error_no) == 0}
+    ok = valid_workloads([log_file])
     return [t.desc or t.workload_key for t in workload.tasks if t.workload_key not in ok]
 
 
