@@ -3,17 +3,20 @@
 # on test networks no training log holds (benchmarks/models/unseen.py), SEEDS seeds each, at
 # least 40 trials a task (TRIALS_PER_TASK); writes benchmarks/results/default/NET/.
 #   SEEDS=3 TRIALS_PER_TASK=40 bash benchmarks/bench_default.sh cnn mobilenetv3_block gpt_block
+# MODELS picks the models (default gnn,xgb,gnn-online). A finished run is reused and an
+# interrupted one resumes from its log, so the benchmark can be run in parts.
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
 SEEDS=${SEEDS:-3}
 PER_TASK=${TRIALS_PER_TASK:-40}
+MODELS=${MODELS:-gnn,xgb,gnn-online}
 export PYTHONPATH=benchmarks/models${PYTHONPATH:+:$PYTHONPATH}
 for net in "$@"; do
   tasks=$($PY -c "import sys; from tvm_gnn_cost.workloads.networks import load_workload
 from tvm_gnn_cost.workloads.targets import host_target
 print(len(load_workload('unseen:$net', host_target()).tasks))" 2>/dev/null | tail -1)
   out=runs/default-$net
-  $PY -m tvm_gnn_cost compare --network "unseen:$net" --models gnn,xgb,gnn-online \
+  $PY -m tvm_gnn_cost compare --network "unseen:$net" --models "$MODELS" \
     --trials $((tasks * PER_TASK)) --seeds "$SEEDS" --out "$out"
   mkdir -p "benchmarks/results/default/$net"
   cp "$out"/{curves.csv,curves.json,compare.json,curves.png,summary.md} \

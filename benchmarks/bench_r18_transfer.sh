@@ -15,7 +15,7 @@ SEEDS=${SEEDS:-3}
 mkdir -p "$RUN" "$OUT"
 export TOPHUB_LOCATION=NONE
 LOGS=$(ls data/train/*.json.gz data/heldout/*.json.gz | grep -v resnet-18)
-$PY benchmarks/without_network.py "$RUN/data" data/train/resnet-18.tasks.pkl.gz $LOGS \
+$PY benchmarks/without_network.py "$RUN/data" data/train/resnet-18.tasks.json.gz $LOGS \
   | tee "$OUT/pretrain.txt"
 # The shipped checkpoint's recipe: a validation run picks the epochs, then train on all.
 $PY -m tvm_gnn_cost pretrain "$RUN"/data/*.json.gz --out "$RUN/gnn-val.pt" --workers 2 \

@@ -16,7 +16,7 @@ from typing import Sequence
 
 
 from tvm_gnn_cost.ansor.cost_model import GNNCostModel
-from tvm_gnn_cost.ansor.dataset import register_logs
+from tvm_gnn_cost.ansor.taskfile import register_logs
 from tvm_gnn_cost.offline.evaluate import (Scored, drop_seen, gnn_scorer, load_groups,
                                    read_logs, score, stacked)
 from tvm_gnn_cost.core.metrics import pairwise_by_ratio

@@ -23,7 +23,7 @@ import numpy as np
 
 
 from pair_buckets import HEADER, bucket_row  # benchmarks/, beside this file
-from tvm_gnn_cost.ansor.dataset import register_logs
+from tvm_gnn_cost.ansor.taskfile import register_logs
 from tvm_gnn_cost.offline.evaluate import (METRICS, Scored, drop_seen, load_groups, metrics,
                                    read_logs)
 from tvm_gnn_cost.ansor.featurizer import task_key

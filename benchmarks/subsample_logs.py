@@ -13,7 +13,7 @@ import os
 import shutil
 
 
-from tvm_gnn_cost.ansor.dataset import tasks_path
+from tvm_gnn_cost.ansor.taskfile import tasks_path
 
 
 def _open(path: str, mode: str):

@@ -1,6 +1,6 @@
 """Copy training logs without any record of one network's tasks (for transfer runs).
 
-``python benchmarks/without_network.py OUT data/train/resnet-18.tasks.pkl.gz LOG...`` writes
+``python benchmarks/without_network.py OUT data/train/resnet-18.tasks.json.gz LOG...`` writes
 each LOG to OUT with the records of the given task file's workloads left out (resnet-50
 shares seven of resnet-18's tasks, for example), and copies the task files beside them, so
 that a model pretrained on OUT has never seen a program of that network's tasks.
@@ -11,7 +11,7 @@ import os
 import shutil
 import sys
 
-from tvm_gnn_cost.ansor.dataset import read_task_file, tasks_path
+from tvm_gnn_cost.ansor.taskfile import read_task_file, tasks_path
 
 
 def main(out: str, task_file: str, logs: list) -> None:

@@ -89,7 +89,7 @@ def test_the_shipped_checkpoint_scores_logged_programs_as_before():
     import json
     import os
 
-    from tvm_gnn_cost.ansor.dataset import register_logs
+    from tvm_gnn_cost.ansor.taskfile import register_logs
     from tvm_gnn_cost.ansor.logs import read_log
     from tvm_gnn_cost.ansor.records import group_by_task
     from tvm_gnn_cost.core.checkpoint import SHIPPED_CHECKPOINT

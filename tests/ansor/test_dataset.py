@@ -7,7 +7,8 @@ import sys
 from tvm import auto_scheduler, te
 
 from tvm_gnn_cost.cli import main
-from tvm_gnn_cost.ansor.dataset import collect, read_task_file, tasks_path
+from tvm_gnn_cost.ansor.dataset import collect
+from tvm_gnn_cost.ansor.taskfile import read_task_file, tasks_path
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -38,7 +39,7 @@ def test_collect_continues_and_a_fresh_process_reads_it_back(tmp_path, target):
     assert os.path.exists(tasks_path(log))
 
     code = ("import sys; from tvm_gnn_cost.ansor.cost_model import GNNCostModel; "
-            "from tvm_gnn_cost.ansor.dataset import register_logs; "
+            "from tvm_gnn_cost.ansor.taskfile import register_logs; "
             "register = sys.argv[2] == 'yes'; register and register_logs([sys.argv[1]]); "
             "m = GNNCostModel(num_warmup_sample=2)\n"
             "try: print('used', m.update_from_file(sys.argv[1]))\n"

@@ -172,12 +172,12 @@ def test_pretraining_streams_shards_from_a_compressed_log(measured_conv, tmp_pat
     import gzip
     import shutil
 
-    from tvm_gnn_cost.ansor.dataset import tasks_path
+    from tvm_gnn_cost.ansor.taskfile import tasks_path
 
     log = str(tmp_path / "conv.json.gz")
     with open(measured_conv[0], "rb") as src, gzip.open(log, "wb") as dst:
         shutil.copyfileobj(src, dst)
-    assert tasks_path(log) == str(tmp_path / "conv.tasks.pkl")
+    assert tasks_path(log) == str(tmp_path / "conv.tasks.json")
     n_lines = len(open(measured_conv[0]).read().splitlines())
     model = GNNCostModel(seed=0)
     cfg = PretrainConfig(epochs=10, val_fraction=0.0, shard_size=8, mix=2)

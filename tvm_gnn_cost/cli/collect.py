@@ -20,7 +20,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from ..ansor.dataset import collect, tasks_path
+    from ..ansor.dataset import collect
+    from ..ansor.taskfile import tasks_path
     from ..ansor.tuning import make_model, tune
 
     if args.programs_per_task < 1:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from typing import Optional
 
@@ -88,6 +89,25 @@ def prior_choice(args):
     if args.no_prior:
         return None
     return args.prior or DEFAULT_PRIOR
+
+
+def add_trust_pickle(p: argparse.ArgumentParser) -> None:
+    """``--trust-pickle``: read task files that are pickles (TenSet's format), which run code."""
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="read task files beside the logs that are pickles (TenSet's format, "
+                        "this project's before December 2026): loading one runs the code it "
+                        "holds, so only for files you trust")
+
+
+@contextlib.contextmanager
+def untrusted_pickle_is_an_error():
+    """A task file that is a pickle, without ``--trust-pickle``: an error line, not a traceback."""
+    from ..ansor.taskfile import UntrustedPickleError
+
+    try:
+        yield
+    except UntrustedPickleError as err:
+        raise SystemExit(f"error: {err}") from None
 
 
 def parse_target(text: Optional[str]):

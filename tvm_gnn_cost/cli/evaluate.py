@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from .common import add_trust_pickle, untrusted_pickle_is_an_error
+
 
 def add_parser(sub) -> argparse.ArgumentParser:
     ev = sub.add_parser("evaluate",
@@ -20,6 +22,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     ev.add_argument("--out", default=None, help="also write the table to this markdown file")
     ev.add_argument("--json", default=None,
                     help="also write the metrics, overall and per task, to this JSON file")
+    add_trust_pickle(ev)
     ev.add_argument("-v", "--verbose", action="store_true")
     return ev
 
@@ -35,8 +38,9 @@ def run(args) -> int:
         raise SystemExit("error: --baseline xgb needs --train LOGS (the GNN's training logs)")
     model = GNNCostModel()
     model.load(args.model)
-    train_inputs, train_results = read_logs(args.train)
-    groups = load_groups(args.logs, model.rebuilder)
+    with untrusted_pickle_is_an_error():
+        train_inputs, train_results = read_logs(args.train, args.trust_pickle)
+        groups = load_groups(args.logs, model.rebuilder, args.trust_pickle)
     if not args.include_seen:
         groups = drop_seen(groups, train_inputs)
     if not groups:

@@ -13,6 +13,7 @@ import time
 from dataclasses import replace
 
 from ..core.config import LOSSES, PretrainRecipe, config_to_dict
+from .common import add_trust_pickle, untrusted_pickle_is_an_error
 
 #: flag -> (recipe section, field); a flag left out keeps the recipe's value.
 RECIPE_FLAGS = {
@@ -63,6 +64,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                          f"at a time (recipe: {d.pretrain.shard_size})")
     pt.add_argument("--cache", default=None,
                     help="folder for the featurized shards (default: a temporary folder)")
+    add_trust_pickle(pt)
     pt.add_argument("-v", "--verbose", action="store_true")
     return pt
 
@@ -96,8 +98,10 @@ def run(args) -> int:
     recipe = recipe_from_args(args)
     model = GNNCostModel(model_config=recipe.model, trainer_config=recipe.trainer)
     start = time.time()
-    result = pretrain(model, args.logs, recipe.pretrain, progress=True, nproc=args.nproc,
-                      workers=args.workers, cache_dir=args.cache)
+    with untrusted_pickle_is_an_error():
+        result = pretrain(model, args.logs, recipe.pretrain, progress=True, nproc=args.nproc,
+                          workers=args.workers, cache_dir=args.cache,
+                          trust_pickle=args.trust_pickle)
     model.save(args.out)
     with open(results_path(args), "w") as f:
         json.dump({"checkpoint": args.out, "logs": list(args.logs), "recipe": config_to_dict(recipe),

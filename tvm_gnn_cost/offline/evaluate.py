@@ -12,7 +12,7 @@ from typing import Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from ..ansor.dataset import log_tasks, register_logs
+from ..ansor.taskfile import log_tasks, register_logs
 from ..ansor.featurizer import task_key
 from ..ansor.logs import read_log
 from ..ansor.records import TaskGroup, group_by_task
@@ -35,13 +35,14 @@ class Scored:
     weight: int = 1  # how often the task runs in its network (top-k scores weigh by it)
 
 
-def load_groups(logs: Sequence[str], rebuilder=None) -> List[TaskGroup]:
+def load_groups(logs: Sequence[str], rebuilder=None,
+                trust_pickle: bool = False) -> List[TaskGroup]:
     """Measured programs of ``logs`` by task (task files beside the logs are loaded first).
 
     A task keeps the name and weight its task file gives it (``vm_mod_fused_nn_conv2d_add``,
     run twice in its network, say) where the log alone has only the workload key.
     """
-    known = {task_key(t): (t.desc, w) for t, w in zip(*log_tasks(logs))}
+    known = {task_key(t): (t.desc, w) for t, w in zip(*log_tasks(logs, trust_pickle))}
     groups: Dict[str, TaskGroup] = {}
     for log in logs:
         inputs, results, _ = read_log(log)
@@ -56,10 +57,10 @@ def load_groups(logs: Sequence[str], rebuilder=None) -> List[TaskGroup]:
     return list(groups.values())
 
 
-def read_logs(logs: Sequence[str]) -> Tuple[list, list]:
+def read_logs(logs: Sequence[str], trust_pickle: bool = False) -> Tuple[list, list]:
     """Measure inputs and results of all ``logs``, their task files loaded first (training
     logs: what XGBoost is trained on, and whose tasks :func:`drop_seen` leaves out)."""
-    register_logs(logs)
+    register_logs(logs, trust_pickle)
     inputs: list = []
     results: list = []
     for log in logs:

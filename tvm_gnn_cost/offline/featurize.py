@@ -7,7 +7,7 @@ import os
 from typing import Sequence
 
 from ..ansor.cost_model import GNNCostModel
-from ..ansor.dataset import register_logs
+from ..ansor.taskfile import register_logs
 from ..ansor.featurizer import task_key
 from ..ansor.logs import LogReport, iter_log
 from ..ansor.records import group_by_task
@@ -19,10 +19,10 @@ _CHUNK = 1024  # records read before featurizing them together
 
 
 def _featurize_log(log: str, root: str, prefix: str, shard_size: int,
-                   featurizer_config, model=None) -> RecordStore:
+                   featurizer_config, model=None, trust_pickle: bool = False) -> RecordStore:
     """Stream one log into shards ``root/prefix*.shard``."""
     model = model or GNNCostModel(featurizer_config=featurizer_config)
-    register_logs([log])
+    register_logs([log], trust_pickle)
     writer = ShardWriter(root, prefix, shard_size)
     report = LogReport(log)
 
@@ -50,12 +50,12 @@ def _featurize_log(log: str, root: str, prefix: str, shard_size: int,
 
 
 def featurize_logs(model, logs: Sequence[str], root: str, shard_size: int = 4096,
-                   workers: int = 1) -> RecordStore:
+                   workers: int = 1, trust_pickle: bool = False) -> RecordStore:
     """Featurize every usable record of ``logs`` into shards in ``root``.
 
     Uses ``model``'s featurizer settings; task files beside the logs (see
-    :mod:`tvm_gnn_cost.ansor.dataset`) are loaded first so that network workloads can
-    be read. With ``workers > 1`` the logs are streamed in that many worker
+    :mod:`tvm_gnn_cost.ansor.taskfile`) are loaded first so that network workloads can
+    be read (pickles only with ``trust_pickle``). With ``workers > 1`` the logs are streamed in that many worker
     processes, one log each.
     """
     if shard_size < 1:
@@ -72,9 +72,10 @@ def featurize_logs(model, logs: Sequence[str], root: str, shard_size: int = 4096
         n = len(logs)
         with ProcessPoolExecutor(min(workers, n), mp_context=ctx) as pool:
             parts = list(pool.map(_featurize_log, logs, [root] * n, prefixes, [shard_size] * n,
-                                  [model.featurizer.config] * n))
+                                  [model.featurizer.config] * n, [None] * n,
+                                  [trust_pickle] * n))
     else:
-        parts = [_featurize_log(log, root, p, shard_size, None, model)
+        parts = [_featurize_log(log, root, p, shard_size, None, model, trust_pickle)
                  for log, p in zip(logs, prefixes)]
     store = merge_stores(parts, root)
     if not len(store):

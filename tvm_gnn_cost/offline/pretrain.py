@@ -55,16 +55,18 @@ class PretrainResult:
         return d
 
 
-def load_records(model, logs: Sequence[str], workers: int = 1) -> Records:
+def load_records(model, logs: Sequence[str], workers: int = 1,
+                 trust_pickle: bool = False) -> Records:
     """Every usable record of ``logs``, featurized with ``model``'s settings, in memory.
 
-    Task files beside the logs (see :mod:`tvm_gnn_cost.ansor.dataset`) are loaded
-    first so that network workloads can be read. With ``workers > 1`` the logs
+    Task files beside the logs (see :mod:`tvm_gnn_cost.ansor.taskfile`) are loaded
+    first so that network workloads can be read (pickles only with ``trust_pickle``). With ``workers > 1`` the logs
     are read and featurized in that many worker processes, one log at a time.
     For corpora larger than memory, :func:`pretrain` streams shards instead.
     """
     with tempfile.TemporaryDirectory(prefix="gnn-records-") as root:
-        return featurize_logs(model, logs, root, workers=workers).load_all()
+        return featurize_logs(model, logs, root, workers=workers,
+                              trust_pickle=trust_pickle).load_all()
 
 
 def split_task_names(names: Sequence[str], val_fraction: float, seed: int):
@@ -86,7 +88,8 @@ def split_tasks(tasks: Sequence[str], val_fraction: float, seed: int):
 
 def pretrain(model, logs: Sequence[str], config: Optional[PretrainConfig] = None,
              progress: bool = False, records: Optional[Records] = None,
-             nproc: int = 1, workers: int = 1, cache_dir: Optional[str] = None) -> PretrainResult:
+             nproc: int = 1, workers: int = 1, cache_dir: Optional[str] = None,
+             trust_pickle: bool = False) -> PretrainResult:
     """Train ``model`` (a ``GNNCostModel``) on ``logs``; it predicts at once afterwards.
 
     The logs are featurized once into shards on disk (``cache_dir``, or a
@@ -100,7 +103,8 @@ def pretrain(model, logs: Sequence[str], config: Optional[PretrainConfig] = None
     ``nproc`` processes (``torch.distributed`` DDP over gloo on 127.0.0.1):
     each global batch is split between the processes and their gradients
     averaged, so the steps are the same as with one process. ``workers``
-    processes read and featurize the logs, one log each.
+    processes read and featurize the logs, one log each; ``trust_pickle`` lets them
+    read task files that are pickles (:mod:`tvm_gnn_cost.ansor.taskfile`).
     """
     cfg = config or PretrainConfig()
     if nproc < 1:
@@ -110,7 +114,7 @@ def pretrain(model, logs: Sequence[str], config: Optional[PretrainConfig] = None
         if records is not None:
             store = store_records(records, root, cfg.shard_size)
         else:
-            store = featurize_logs(model, logs, root, cfg.shard_size, workers)
+            store = featurize_logs(model, logs, root, cfg.shard_size, workers, trust_pickle)
         logger.info("pretrain: %d records of %d tasks in %d shards", len(store),
                     len(store.tasks), len(store.shards))
         train, val = split_task_names(store.tasks, cfg.val_fraction, cfg.seed)
