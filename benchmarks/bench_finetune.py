@@ -6,7 +6,7 @@ them (fit after every round from the first on, as an online model would), and af
 programs of the tasks not measured yet (what the next rounds' choices depend on). One row per
 learning rate for the online fine-tuning, and one without fine-tuning.
 
-    .venv/bin/python benchmarks/bench_finetune.py tvm_gnn_cost/checkpoints/gnn-cpu.pt data/heldout/squeezenet.json.gz
+    .venv/bin/python benchmarks/bench_finetune.py tvm_gnn_cost/checkpoints/gnn-cpu.pt data/validation/squeezenet.json.gz
 """
 from __future__ import annotations
 

@@ -19,11 +19,11 @@ $PY -m tvm_gnn_cost pretrain data/train/*.json.gz --out tvm_gnn_cost/checkpoints
   --val-fraction 0 --epochs "$EPOCHS" --results "$OUT/pretrain.json" | tee -a "$OUT/pretrain.txt"
 # 2. Accuracy on the held-out networks, all together and one by one.
 $PY -m tvm_gnn_cost evaluate --model tvm_gnn_cost/checkpoints/gnn-cpu.pt --baseline xgb --train data/train/*.json.gz \
-  --out "$OUT/heldout.md" --json "$OUT/heldout.json" -- data/heldout/*.json.gz > /dev/null
+  --out "$OUT/heldout.md" --json "$OUT/heldout.json" -- data/validation/*.json.gz > /dev/null
 for net in squeezenet bert; do
   $PY -m tvm_gnn_cost evaluate --model tvm_gnn_cost/checkpoints/gnn-cpu.pt --baseline xgb \
     --train data/train/*.json.gz --out "$OUT/heldout-$net.md" --json "$OUT/heldout-$net.json" \
-    -- data/heldout/$net.json.gz > /dev/null
+    -- data/validation/$net.json.gz > /dev/null
 done
 # 3. Search on a held-out network: pretrained GNN (fine-tuning online) against online XGBModel.
 $PY -m tvm_gnn_cost compare --network squeezenet --models gnn-pretrained,xgb \

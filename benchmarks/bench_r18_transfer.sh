@@ -14,7 +14,7 @@ OUT=benchmarks/results/$NAME
 SEEDS=${SEEDS:-3}
 mkdir -p "$RUN" "$OUT"
 export TOPHUB_LOCATION=NONE
-LOGS=$(ls data/train/*.json.gz data/heldout/*.json.gz | grep -v resnet-18)
+LOGS=$(ls data/train/*.json.gz data/validation/*.json.gz | grep -v resnet-18)
 $PY benchmarks/without_network.py "$RUN/data" data/train/resnet-18.tasks.json.gz $LOGS \
   | tee "$OUT/pretrain.txt"
 # The shipped checkpoint's recipe: a validation run picks the epochs, then train on all.

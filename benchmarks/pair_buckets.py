@@ -5,7 +5,7 @@ Pairs of programs a few percent apart are ordered by measurement noise as much a
 schedules (``benchmarks/remeasure.py`` prints the same split for a second measurement), so
 this shows where a model's errors lie: among the pairs noise blurs, or among those it does not.
 
-    .venv/bin/python benchmarks/pair_buckets.py tvm_gnn_cost/checkpoints/gnn-cpu.pt data/heldout/*.json.gz \
+    .venv/bin/python benchmarks/pair_buckets.py tvm_gnn_cost/checkpoints/gnn-cpu.pt data/validation/*.json.gz \
         --train data/train/*.json.gz
 """
 from __future__ import annotations

@@ -6,7 +6,7 @@ pairwise accuracy, top-k scores and RMSE that a second measurement gets against 
 the ceiling for any cost model on the same logs. Remeasured records go to ``--out`` (one plain
 Ansor log per input log, resumable: what is there already is not measured again).
 
-    .venv/bin/python benchmarks/remeasure.py data/heldout/*.json.gz --out /tmp/remeasure \
+    .venv/bin/python benchmarks/remeasure.py data/validation/*.json.gz --out /tmp/remeasure \
         --train data/train/*.json.gz
 
 ``--train`` leaves out the held-out tasks that the training logs hold too, as ``tvm-gnn-cost

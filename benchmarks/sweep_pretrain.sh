@@ -19,7 +19,7 @@ for s in "$@"; do
     --cache "$OUT/cache-$name-$s" --seed "$s" $args > /dev/null 2>&1
   # shellcheck disable=SC2086
   $PY -m tvm_gnn_cost evaluate --model "$ckpt" --baseline none --train $TRAIN \
-    --json "$OUT/$name-s$s.eval.json" -- data/heldout/*.json.gz > /dev/null 2>&1
+    --json "$OUT/$name-s$s.eval.json" -- data/validation/*.json.gz > /dev/null 2>&1
   $PY - "$name" "$s" "$OUT/$name-s$s.json" "$OUT/$name-s$s.eval.json" <<'PY'
 import json, sys
 name, seed, train, held = sys.argv[1:]

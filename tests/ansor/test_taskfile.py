@@ -71,8 +71,8 @@ def test_pickles_are_read_only_when_trusted(tmp_path, target):
 def test_evaluate_refuses_a_pickle_unless_trusted(tmp_path, capsys):
     """A shipped held-out log with its tasks as a pickle (as datasets before December 2026)."""
     log = str(tmp_path / "bert.json.gz")
-    shutil.copy(os.path.join(REPO, "data", "heldout", "bert.json.gz"), log)
-    tasks, weights = read_task_file(os.path.join(REPO, "data", "heldout", "bert.tasks.json.gz"))
+    shutil.copy(os.path.join(REPO, "data", "validation", "bert.json.gz"), log)
+    tasks, weights = read_task_file(os.path.join(REPO, "data", "validation", "bert.tasks.json.gz"))
     with gzip.open(str(tmp_path / "bert.tasks.pkl.gz"), "wb") as f:
         pickle.dump((tasks, weights), f)
     ckpt = os.path.join(REPO, "tvm_gnn_cost", "checkpoints", "gnn-cpu.pt")

