@@ -90,6 +90,14 @@ def test_pretrain_and_evaluate_commands(measured_conv, tmp_path, capsys):
         results = json.load(f)
     assert results["epochs"] == 20 and len(results["train_loss"]) == 20
     assert results["best_val_accuracy"] is None and results["recipe"]["model"]["hidden"] == 128
+    # networks of the validation and test sets are not trained on unless asked
+    import shutil
+
+    held = tmp_path / "data" / "test"
+    held.mkdir(parents=True)
+    shutil.copy(log, str(held / "conv.json"))
+    with pytest.raises(SystemExit, match="held-out set.*--allow-held-out"):
+        main(["pretrain", str(held / "conv.json"), "--out", ckpt])
 
     out_md, out_json = str(tmp_path / "eval.md"), str(tmp_path / "eval.json")
     with pytest.raises(SystemExit, match="--include-seen"):  # its only task is a training task

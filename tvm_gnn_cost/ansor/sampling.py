@@ -6,6 +6,8 @@ from typing import List, Optional, Tuple
 
 from tvm import auto_scheduler
 
+from .measure import LABELS
+
 logger = logging.getLogger("tvm_gnn_cost")
 
 
@@ -45,11 +47,11 @@ def measure_states(task: auto_scheduler.SearchTask, states, log_file: Optional[s
                    builder=None, runner=None) -> Tuple[list, list]:
     """Build and run ``states``; append the records to ``log_file`` if given.
 
-    Returns the ``MeasureInput`` and ``MeasureResult`` lists.
+    Returns the ``MeasureInput`` and ``MeasureResult`` lists. The default runner times them
+    as a dataset's labels are (:data:`.measure.LABELS`).
     """
     builder = builder or auto_scheduler.LocalBuilder()
-    runner = runner or auto_scheduler.LocalRunner(number=2, repeat=2, min_repeat_ms=20,
-                                                  enable_cpu_cache_flush=False)
+    runner = runner or LABELS.runner()
     inputs = [auto_scheduler.MeasureInput(task, s) for s in states]
     build_results = builder.build(inputs, verbose=0)
     results = runner.run(inputs, build_results, verbose=0)

@@ -13,6 +13,7 @@ from tvm.auto_scheduler.task_scheduler import TaskSchedulerCallback
 from ..core.labels import FAILED_COST
 from ..curves import Curve
 from .logs import read_log, repair_log
+from .measure import TUNING
 from ..workloads.targets import check_target
 
 logger = logging.getLogger("tvm_gnn_cost")
@@ -216,8 +217,7 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
     bar = ProgressBar(trials, done) if progress else None
     if bar:
         callbacks.append(bar)
-    runner = runner or auto_scheduler.LocalRunner(number=2, repeat=2, min_repeat_ms=20,
-                                                  enable_cpu_cache_flush=False)
+    runner = runner or TUNING.runner()
     left = max(0, trials - done)
     # TaskScheduler shrinks the round (or refuses to start) when the budget is under one
     # round per task, which is common when resuming; keep the round and stop on budget.

@@ -131,15 +131,12 @@ def parse_target(text: Optional[str]):
     return target
 
 
-def runner(args):
-    """An ``RPCRunner`` for ``--rpc-key``; None (the local runner) otherwise."""
-    from tvm import auto_scheduler
+def runner(args, settings=None):
+    """The runner of ``--rpc-key`` (an ``RPCRunner``) or a local one, timing as ``settings``
+    say (default: :data:`tvm_gnn_cost.ansor.measure.TUNING`)."""
+    from ..ansor.measure import TUNING
 
-    if args.rpc_key:
-        return auto_scheduler.RPCRunner(args.rpc_key, args.rpc_host, args.rpc_port, n_parallel=1,
-                                        timeout=20, number=2, repeat=2, min_repeat_ms=20,
-                                        enable_cpu_cache_flush=False)
-    return None
+    return (settings or TUNING).runner(args.rpc_key, args.rpc_host, args.rpc_port)
 
 
 def search_params(args):

@@ -64,9 +64,15 @@ def add_parser(sub) -> argparse.ArgumentParser:
                          f"at a time (recipe: {d.pretrain.shard_size})")
     pt.add_argument("--cache", default=None,
                     help="folder for the featurized shards (default: a temporary folder)")
+    pt.add_argument("--allow-held-out", action="store_true",
+                    help="train on logs in a validation/ or test/ folder too (refused "
+                         "otherwise: those networks are for choosing and for reporting)")
     add_trust_pickle(pt)
     pt.add_argument("-v", "--verbose", action="store_true")
     return pt
+
+
+HELD_OUT = ("validation", "test")  # dataset folders pretraining does not read unless asked
 
 
 def recipe_from_args(args) -> PretrainRecipe:
@@ -95,6 +101,12 @@ def run(args) -> int:
     for log in args.logs:
         if not os.path.exists(log):
             raise SystemExit(f"error: no log at {log}")
+    held_out = [log for log in args.logs
+                if os.path.basename(os.path.dirname(os.path.abspath(log))) in HELD_OUT]
+    if held_out and not args.allow_held_out:
+        raise SystemExit(f"error: {', '.join(held_out)} belong to a held-out set (a "
+                         "validation/ or test/ folder: see tvm_gnn_cost.workloads.corpus); "
+                         "train on data/train/, or pass --allow-held-out if you mean it")
     recipe = recipe_from_args(args)
     model = GNNCostModel(model_config=recipe.model, trainer_config=recipe.trainer)
     start = time.time()

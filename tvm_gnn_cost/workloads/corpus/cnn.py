@@ -320,3 +320,46 @@ def regnet_nchw():
 
     model = nn.Sequential(_cbr(3, 32, 3, 2), Y(32, 48, 2), Y(48, 112, 2), Y(112, 256, 2))
     return model.eval(), torch.randn(1, 3, 64, 64)
+
+
+def cnn():
+    """A torchvision-style CNN in NCHW: stem, two residual stages with downsampling, pooling,
+    classifier; 112x112 input. (A test network.)"""
+    torch.manual_seed(1)
+
+    def block(cin, cout, stride):
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout),
+                             nn.ReLU(), nn.Conv2d(cout, cout, 3, 1, 1, bias=False),
+                             nn.BatchNorm2d(cout), nn.ReLU())
+
+    model = nn.Sequential(nn.Conv2d(3, 32, 7, 2, 3, bias=False), nn.BatchNorm2d(32), nn.ReLU(),
+                          nn.MaxPool2d(3, 2, 1), block(32, 64, 2), block(64, 128, 2),
+                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(128, 100))
+    return model.eval(), torch.randn(1, 3, 112, 112)
+
+
+class _MBConv(nn.Module):
+    """MobileNetV3's inverted residual: expand, depthwise, squeeze-excite, project, hard-swish."""
+
+    def __init__(self, c, expand, kernel):
+        super().__init__()
+        h = c * expand
+        self.expand = nn.Sequential(nn.Conv2d(c, h, 1, bias=False), nn.BatchNorm2d(h),
+                                    nn.Hardswish())
+        self.dw = nn.Sequential(nn.Conv2d(h, h, kernel, 1, kernel // 2, groups=h, bias=False),
+                                nn.BatchNorm2d(h), nn.Hardswish())
+        self.se = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Conv2d(h, h // 4, 1), nn.ReLU(),
+                                nn.Conv2d(h // 4, h, 1), nn.Hardsigmoid())
+        self.project = nn.Sequential(nn.Conv2d(h, c, 1, bias=False), nn.BatchNorm2d(c))
+
+    def forward(self, x):
+        y = self.dw(self.expand(x))
+        return x + self.project(y * self.se(y))
+
+
+def mobilenetv3_block():
+    """Two MobileNetV3 blocks (3x3 and 5x5 depthwise) on a 56x56x40 feature map. (A test
+    network.)"""
+    torch.manual_seed(2)
+    model = nn.Sequential(_MBConv(40, 3, 3), _MBConv(40, 6, 5))
+    return model.eval(), torch.randn(1, 40, 56, 56)

@@ -77,26 +77,31 @@ def speech_encoder():
 
 
 class _LSTM(nn.Module):
-    """An LSTM unrolled over ``steps``: the gates as one dense layer, sigmoid and tanh."""
+    """Two stacked LSTM layers unrolled over ``steps``: each layer's gates one dense layer,
+    sigmoid and tanh."""
 
     def __init__(self, d, hidden, steps):
         super().__init__()
-        self.gates, self.steps, self.hidden = nn.Linear(d + hidden, 4 * hidden), steps, hidden
+        self.steps, self.hidden = steps, hidden
+        self.gates = nn.ModuleList([nn.Linear(d + hidden[0], 4 * hidden[0]),
+                                    nn.Linear(hidden[0] + hidden[1], 4 * hidden[1])])
 
     def forward(self, x):
-        h = x.new_zeros(x.shape[0], self.hidden)
-        c = x.new_zeros(x.shape[0], self.hidden)
+        hs = [x.new_zeros(x.shape[0], h) for h in self.hidden]
+        cs = [x.new_zeros(x.shape[0], h) for h in self.hidden]
         for t in range(self.steps):
-            i, f, g, o = self.gates(torch.cat([x[:, t], h], 1)).chunk(4, 1)
-            c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
-            h = torch.sigmoid(o) * torch.tanh(c)
-        return h
+            inp = x[:, t]
+            for layer, gates in enumerate(self.gates):
+                i, f, g, o = gates(torch.cat([inp, hs[layer]], 1)).chunk(4, 1)
+                cs[layer] = torch.sigmoid(f) * cs[layer] + torch.sigmoid(i) * torch.tanh(g)
+                hs[layer] = inp = torch.sigmoid(o) * torch.tanh(cs[layer])
+        return hs[-1]
 
 
 def lstm_unrolled():
-    """An LSTM of input width 128 and hidden width 256 unrolled over 4 steps, batch 4."""
+    """Two LSTM layers (hidden widths 256, 192) over input width 128, 4 steps, batch 4."""
     torch.manual_seed(44)
-    return _LSTM(128, 256, 4).eval(), torch.randn(4, 4, 128)
+    return _LSTM(128, (256, 192), 4).eval(), torch.randn(4, 4, 128)
 
 
 class _DLRM(nn.Module):
@@ -145,19 +150,27 @@ def reductions():
 
 
 class _Elementwise(nn.Module):
-    """Elementwise chains with broadcasting: swish, erf GELU, tanh GELU, clip, exp / log,
-    reciprocal square root, mish, a per-channel scale and shift."""
+    """Elementwise chains with broadcasting, each after the operator Relay fuses it into (an
+    elementwise-only function is not a task Ansor tunes): swish and erf GELU after a 1x1
+    conv, tanh GELU, per-channel scale and shift, clip and exp / log after a depthwise conv,
+    reciprocal square root and mish after a dense layer."""
 
     def __init__(self, c):
         super().__init__()
+        self.pointwise = nn.Conv2d(c, c, 1)
+        self.depthwise = nn.Conv2d(c, c, 3, 1, 1, groups=c)
+        self.dense = nn.Linear(c, 4 * c)
         self.scale, self.shift = nn.Parameter(torch.randn(c, 1, 1)), nn.Parameter(torch.randn(c, 1, 1))
 
     def forward(self, x):
-        y = x * torch.sigmoid(x) + nn.functional.gelu(x)
+        y = self.pointwise(x)
+        y = y * torch.sigmoid(y) + nn.functional.gelu(y)
+        y = self.depthwise(y)
         y = nn.functional.gelu(y, approximate="tanh") * self.scale + self.shift
         y = torch.clamp(y, -3.0, 3.0) + torch.log(torch.exp(-y.abs()) + 1.0)
-        y = y * torch.rsqrt(y * y + 1.0)
-        return nn.functional.mish(y) + x.mean(1, keepdim=True)
+        z = self.dense(y.mean((2, 3)))
+        z = z * torch.rsqrt(z * z + 1.0)
+        return z * torch.tanh(nn.functional.softplus(z))  # mish: aten::mish has no converter
 
 
 def elementwise():

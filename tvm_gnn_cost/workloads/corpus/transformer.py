@@ -245,3 +245,31 @@ def gpt_decoder_512():
     """A GPT-style decoder block, width 512, 8 heads, sequence 32. (A validation network.)"""
     torch.manual_seed(37)
     return _Causal(_Block(512, 8), 32).eval(), torch.randn(1, 32, 512)
+
+
+class _DecoderBlock(nn.Module):
+    """A GPT-style block: pre-LayerNorm causal self-attention and a GELU MLP."""
+
+    def __init__(self, d, heads, seq):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+        self.heads = heads
+        self.register_buffer("mask", torch.triu(torch.full((seq, seq), float("-inf")), 1))
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+        shape = (b, t, self.heads, d // self.heads)
+        q, k, v = (z.reshape(shape).transpose(1, 2) for z in (q, k, v))
+        att = torch.softmax(q @ k.transpose(-2, -1) / (d // self.heads) ** 0.5 + self.mask, -1)
+        x = x + self.proj((att @ v).transpose(1, 2).reshape(b, t, d))
+        return x + self.mlp(self.ln2(x))
+
+
+def gpt_block():
+    """One GPT-style decoder block, width 256, 4 heads, sequence 64, causal mask. (A test
+    network.)"""
+    torch.manual_seed(3)
+    return _DecoderBlock(256, 4, 64).eval(), torch.randn(1, 64, 256)

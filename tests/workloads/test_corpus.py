@@ -1,0 +1,54 @@
+"""The corpus registry: three disjoint sets, every network buildable, every shipped log placed."""
+import glob
+import importlib
+import os
+
+import pytest
+import torch
+
+from tvm_gnn_cost.workloads.corpus import NETWORKS, SPLITS, by_name, in_split
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_sets_are_disjoint_and_large_enough():
+    assert len(by_name()) == len(NETWORKS)  # names unique
+    assert {n.split for n in NETWORKS} == set(SPLITS)
+    specs = {split: {(n.network, n.layout, n.input_shape) for n in in_split(split)}
+             for split in SPLITS}
+    assert not specs["train"] & specs["validation"] and not specs["train"] & specs["test"]
+    assert not specs["validation"] & specs["test"]
+    assert len({n.network for n in NETWORKS}) >= 30
+    with pytest.raises(ValueError, match="train, validation, test"):
+        in_split("heldout")
+
+
+@pytest.mark.parametrize("net", [n for n in NETWORKS if ":" in n.network], ids=lambda n: n.name)
+def test_every_corpus_network_builds_and_runs_in_torch(net):
+    module_name, _, func = net.network.partition(":")
+    module, inputs = getattr(importlib.import_module(module_name), func)()
+    inputs = [inputs] if isinstance(inputs, torch.Tensor) else list(inputs)
+    with torch.no_grad():
+        out = module(*inputs)
+    assert torch.isfinite(out).all()
+
+
+def test_every_shipped_log_is_a_registered_network_of_its_set():
+    logs = glob.glob(os.path.join(REPO, "data", "*", "*.json.gz"))
+    logs = [p for p in logs if not p.endswith(".tasks.json.gz")]
+    assert logs
+    names = by_name()
+    for path in logs:
+        split = os.path.basename(os.path.dirname(path))
+        if split == "deep":  # extra training programs of resnet-18 / -50, not a set
+            continue
+        name = os.path.basename(path)[:-len(".json.gz")]
+        assert name in names and names[name].split == split, path
+        assert os.path.exists(path[:-len(".json.gz")] + ".tasks.json.gz"), path
+
+
+def test_collect_args_rebuild_a_network(tmp_path):
+    net = by_name()["resnet-18-160"]
+    assert net.collect_args() == ["--network", "resnet-18", "--desired-layout", "NHWC",
+                                  "--input-shape", "160,160,3"]
+    assert net.log("data") == os.path.join("data", "train", "resnet-18-160.json.gz")
