@@ -139,3 +139,15 @@ def test_bad_model_arguments_are_refused_with_the_fix(tmp_path):
         main(["tune", "--network", path, "--trials", "4", "--log", log])
     with pytest.raises(SystemExit, match="cannot load no_such_module:build"):
         main(["tune", "--network", "no_such_module:build", "--trials", "4", "--log", log])
+
+
+def test_compare_on_a_users_model_reports_the_framework_time_beside_the_builds(tmp_path,
+                                                                             monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")]))
+    out = str(tmp_path / "cmp")
+    assert main(["compare", "--network", "tiny_models:cnn", "--models", "random", "--trials",
+                 "4", "--seeds", "1", "--measures-per-round", "2", "--out", out]) == 0
+    summary = open(os.path.join(out, "summary.md")).read()
+    assert "torch runs the original model in" in summary
+    curve = json.load(open(os.path.join(out, "curves.json")))[0]
+    assert curve["measured"] and curve["measured"] > 0  # the built network's latency

@@ -117,7 +117,21 @@ def _ansor(args, target, models: List[str]) -> int:
         if curve.measured is None and not args.no_build:
             curve.measured = _measured(workload, log, target)
         curves.append(curve)
+    framework = None if args.no_build else _framework_line(workload)
+    note = "\n\n".join(x for x in (note, framework) if x)
     return report(curves, args.out, f"{args.network} on {target}", note=note)
+
+
+def _framework_line(workload, runs: int = 15) -> str:
+    """What the user would run without TVM: the original model's CPU inference time in its
+    framework (torch eager, ONNX Runtime), beside the built latencies; "" if it has none."""
+    from ..workloads.deploy import random_inputs, time_reference
+
+    if workload.reference is None:
+        return ""
+    seconds = time_reference(workload.reference, random_inputs(workload.inputs), runs)
+    return (f"{workload.framework} runs the original model in {seconds * 1e3:.3f} ms on this "
+            f"host (median of {runs} runs): what the user would run without TVM.")
 
 
 def _metaschedule(args, target, models: List[str]) -> int:
@@ -216,6 +230,9 @@ def _tune_child(args, tasks, target, model: str, seed: int, log: str,
         restarts += 1
         logger.warning("[%s seed %d] the tuning process died (exit %d) at %d trials",
                        model, seed, rc, now)
+        if not now and not os.path.exists(log):
+            raise SystemExit(f"error: tuning {model} seed {seed} failed before it measured "
+                             f"anything (exit {rc}); see its output above")
         if now == done or restarts > max_restarts:
             logger.warning("[%s seed %d] giving up at %d of %d trials; its curve stops there",
                            model, seed, now, args.trials)

@@ -18,6 +18,8 @@ from .common import add_trust_pickle, untrusted_pickle_is_an_error
 #: flag -> (recipe section, field); a flag left out keeps the recipe's value.
 RECIPE_FLAGS = {
     "hidden": ("model", "hidden"),
+    "layers": ("model", "layers"),
+    "lr": ("trainer", "lr"),
     "dropout": ("model", "dropout"),
     "weight_decay": ("trainer", "weight_decay"),
     "loss": ("trainer", "loss"),
@@ -42,6 +44,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                          f"(recipe: {d.pretrain.patience})")
     pt.add_argument("--hidden", type=int,
                     help=f"width of the GNN's layers and readout (recipe: {d.model.hidden})")
+    pt.add_argument("--layers", type=int,
+                    help=f"graph convolutions along the data flow (recipe: {d.model.layers})")
+    pt.add_argument("--lr", type=float, help=f"learning rate (recipe: {d.trainer.lr})")
     pt.add_argument("--dropout", type=float, help=f"(recipe: {d.model.dropout})")
     pt.add_argument("--weight-decay", type=float, help=f"(recipe: {d.trainer.weight_decay})")
     pt.add_argument("--loss", choices=LOSSES,

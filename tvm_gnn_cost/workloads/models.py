@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import sys
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -145,6 +146,8 @@ def _from_entry_point(spec: str) -> ModelSource:
     import torch
 
     module_name, _, func_name = spec.partition(":")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.append(os.getcwd())  # as `python -m` finds a module of the working folder
     try:
         func = getattr(importlib.import_module(module_name), func_name)
     except (ImportError, AttributeError) as err:
