@@ -27,17 +27,16 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def _labels():
-    from ..ansor.measure import LABELS  # TVM-free: the parser does not load TVM
+    from ..ansor.measure import LABELS  # loads no TVM: building the parser stays fast
 
     return LABELS
 
 
 def run(args) -> int:
     from ..ansor.dataset import collect
+    from ..ansor.measure import MeasureSettings
     from ..ansor.taskfile import tasks_path
     from ..ansor.tuning import make_model, tune
-
-    from ..ansor.measure import MeasureSettings
 
     if args.programs_per_task < 1:
         raise SystemExit("error: --programs-per-task must be at least 1")
