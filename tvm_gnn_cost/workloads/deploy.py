@@ -96,10 +96,13 @@ def relative_error(outputs: List[np.ndarray], expected: List[np.ndarray]) -> flo
     return worst
 
 
-def build_and_time(workload: Workload, log_file: str, target, number: int = 5,
-                   repeat: int = 3, export: Optional[str] = None) -> BuildReport:
+def build_and_time(workload: Workload, log_file: str, target, number: int = 10,
+                   repeat: int = 10, export: Optional[str] = None,
+                   min_repeat_ms: int = 100) -> BuildReport:
     """Build ``workload`` with the best schedules in ``log_file``, check its outputs, time it
-    (median of ``repeat`` x ``number`` runs) and, if asked, export the library.
+    (median of ``repeat`` means of ``number`` runs, each repeat at least ``min_repeat_ms``,
+    so that a millisecond network is timed over a second) and, if asked, export the
+    library.
 
     Raises
     ------
@@ -109,7 +112,7 @@ def build_and_time(workload: Workload, log_file: str, target, number: int = 5,
     target = tvm.target.Target(target)
     dev = tvm.device(target.kind.name, 0)
     if not workload.is_network:
-        return _build_operators(workload, log_file, target, dev, number, repeat)
+        return _build_operators(workload, log_file, target, dev, number, repeat, min_repeat_ms)
     lib = build_network(workload, target, log_file)
     feeds = random_inputs(workload.inputs)
     outputs = run_network(lib, dev, feeds)
@@ -123,7 +126,8 @@ def build_and_time(workload: Workload, log_file: str, target, number: int = 5,
     _check(report)
     module = graph_executor.GraphModule(lib["default"](dev))
     module.set_input(**feeds)
-    timer = module.module.time_evaluator("run", dev, number=number, repeat=repeat)
+    timer = module.module.time_evaluator("run", dev, number=number, repeat=repeat,
+                                         min_repeat_ms=min_repeat_ms)
     report.latency = float(np.median(timer().results))
     if workload.reference is not None:
         report.reference_latency = time_reference(workload.reference, feeds, number * repeat)
@@ -164,7 +168,7 @@ def export_library(lib, path: str, inputs: Dict) -> None:
 
 
 def _build_operators(workload: Workload, log_file: str, target, dev, number: int,
-                     repeat: int) -> BuildReport:
+                     repeat: int, min_repeat_ms: int) -> BuildReport:
     """Single operators: each task built with ``task.apply_best``, checked against its
     unscheduled compute, timed; the latency is the weighted sum."""
     total, worst = 0.0, 0.0
@@ -180,7 +184,8 @@ def _build_operators(workload: Workload, log_file: str, target, dev, number: int
         func(*outs)
         tvm.build(plain, plain_tensors, target)(*ref)
         worst = max(worst, relative_error([outs[-1].numpy()], [ref[-1].numpy()]))
-        timer = func.time_evaluator(func.entry_name, dev, number=number, repeat=repeat)
+        timer = func.time_evaluator(func.entry_name, dev, number=number, repeat=repeat,
+                                    min_repeat_ms=min_repeat_ms)
         total += weight * float(np.median(timer(*outs).results))
     report = BuildReport(total, worst, "the unscheduled compute",
                          fallback_tasks(workload, log_file))
