@@ -28,6 +28,7 @@ from tvm_gnn_cost.offline.evaluate import (METRICS, Scored, drop_seen, load_grou
                                    read_logs)
 from tvm_gnn_cost.ansor.featurizer import task_key
 from tvm_gnn_cost.ansor.records import TaskRebuilder, measured_cost
+from tvm_gnn_cost.ansor.measure import TUNING
 from tvm_gnn_cost.ansor.sampling import measure_states
 
 
@@ -42,11 +43,12 @@ def _remeasured(log: str, out_dir: str, seen: list, chunk: int = 16):
         for g in load_groups([out], rebuilder):
             done[task_key(g.task)] = g.costs
     second = []
+    runner = TUNING.runner()  # the first dataset's settings; label_noise.py compares others
     for g in groups:
         costs = list(done.get(task_key(g.task), []))
         start = time.time()
         for s in range(len(costs), len(g.states), chunk):
-            _, results = measure_states(g.task, g.states[s:s + chunk], out)
+            _, results = measure_states(g.task, g.states[s:s + chunk], out, runner=runner)
             costs += [measured_cost(r) for r in results]
         if time.time() - start > 1:
             print(f"{os.path.basename(log)} {g.name}: {len(g.states)} programs "
