@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 
+from tvm_gnn_cost.ansor.taskfile import tasks_path
 from tvm_gnn_cost.workloads.corpus import NETWORKS, SPLITS
 
 
@@ -59,8 +60,7 @@ def pack(args) -> None:
             continue
         dest = net.log(args.data)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
-        for src, dst in ((out, dest), (out[:-5] + ".tasks.json",
-                                       dest[:-8] + ".tasks.json.gz")):
+        for src, dst in ((out, dest), (tasks_path(out), tasks_path(dest) + ".gz")):
             with open(src, "rb") as f, gzip.GzipFile(dst, "wb", 9, mtime=0) as g:
                 shutil.copyfileobj(f, g)
         print(f"packed {dest}")

@@ -7,8 +7,9 @@ if it were a model's prediction: pairwise accuracy, top-1, top-5, the cost ratio
 and the seconds a program took. Labels are the mean of a record's repeats (what the dataset
 uses) or their median. Resumable: each pass is a plain Ansor log under ``--out``.
 
-    .venv/bin/python benchmarks/label_noise.py data/validation/*.json.gz --out /tmp/label-noise \
-        --settings 2,2,20 1,5,50 1,3,100
+    cd benchmarks && PYTHONPATH=.. ../.venv/bin/python label_noise.py \
+        ../data/validation/squeezenet.json.gz ../data/validation/bert.json.gz \
+        --out /tmp/label-noise --per-task 12 --settings 2,2,20 1,5,50 1,3,150
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from pair_buckets import HEADER, bucket_row  # benchmarks/, beside this file
 from tvm_gnn_cost.ansor.featurizer import task_key
 from tvm_gnn_cost.ansor.logs import read_log
 from tvm_gnn_cost.ansor.measure import MeasureSettings
-from tvm_gnn_cost.ansor.records import TaskRebuilder
+from tvm_gnn_cost.ansor.records import TaskRebuilder, measured_cost
 from tvm_gnn_cost.ansor.sampling import measure_states
 from tvm_gnn_cost.ansor.taskfile import register_logs
 from tvm_gnn_cost.core.labels import FAILED_COST
@@ -32,10 +33,11 @@ from tvm_gnn_cost.offline.evaluate import Scored, load_groups, metrics
 
 
 def _costs(result, how: str) -> float:
-    if int(result.error_no) != 0 or not len(result.costs):
-        return FAILED_COST
-    values = [float(c.value) if hasattr(c, "value") else float(c) for c in result.costs]
-    return float(np.median(values) if how == "median" else np.mean(values))
+    """The label of ``result``: the dataset's (mean of repeats), or the median of repeats."""
+    if how == "mean" or measured_cost(result) == FAILED_COST:
+        return measured_cost(result)
+    return float(np.median([float(c.value) if hasattr(c, "value") else float(c)
+                            for c in result.costs]))
 
 
 def _pass(groups, settings: MeasureSettings, path: str) -> Dict[str, list]:
@@ -61,7 +63,7 @@ def main() -> None:
                    help="NUMBER,REPEAT,MIN_REPEAT_MS candidates")
     args = p.parse_args()
     register_logs(args.logs)
-    groups = [g for g in load_groups(args.logs, TaskRebuilder())]
+    groups = load_groups(args.logs, TaskRebuilder())
     for g in groups:
         g.states, g.costs = g.states[:args.per_task], g.costs[:args.per_task]
     groups = [g for g in groups if len(g.states) > 1]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..ansor.measure import LABELS  # loads no TVM: building the parser stays fast
 from .common import (add_prior_args, add_workload_args, load_network, parse_target,
                      prior_choice, runner, search_params)
 
@@ -13,7 +14,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     co.add_argument("--programs-per-task", type=int, default=64)
     co.add_argument("--out", required=True, help="Ansor log to append to (tasks saved beside it)")
     co.add_argument("--seed", type=int, default=0)
-    labels = _labels()
+    labels = LABELS
     co.add_argument("--number", type=int, default=labels.number,
                     help=f"runs averaged into one repeat of a label (default {labels.number})")
     co.add_argument("--repeat", type=int, default=labels.repeat,
@@ -24,12 +25,6 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     help="then also tune with the GNN for this many trials into the same log")
     add_prior_args(co)
     return co
-
-
-def _labels():
-    from ..ansor.measure import LABELS  # loads no TVM: building the parser stays fast
-
-    return LABELS
 
 
 def run(args) -> int:

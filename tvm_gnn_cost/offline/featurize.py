@@ -55,8 +55,8 @@ def featurize_logs(model, logs: Sequence[str], root: str, shard_size: int = 4096
 
     Uses ``model``'s featurizer settings; task files beside the logs (see
     :mod:`tvm_gnn_cost.ansor.taskfile`) are loaded first so that network workloads can
-    be read (pickles only with ``trust_pickle``). With ``workers > 1`` the logs are streamed in that many worker
-    processes, one log each.
+    be read (pickles only with ``trust_pickle``). With ``workers > 1`` the logs are
+    streamed in that many worker processes, one log each.
     """
     if shard_size < 1:
         raise ValueError(f"shard_size must be at least 1, got {shard_size}")

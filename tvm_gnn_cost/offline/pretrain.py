@@ -60,8 +60,9 @@ def load_records(model, logs: Sequence[str], workers: int = 1,
     """Every usable record of ``logs``, featurized with ``model``'s settings, in memory.
 
     Task files beside the logs (see :mod:`tvm_gnn_cost.ansor.taskfile`) are loaded
-    first so that network workloads can be read (pickles only with ``trust_pickle``). With ``workers > 1`` the logs
-    are read and featurized in that many worker processes, one log at a time.
+    first so that network workloads can be read (pickles only with ``trust_pickle``).
+    With ``workers > 1`` the logs are read and featurized in that many worker processes,
+    one log at a time.
     For corpora larger than memory, :func:`pretrain` streams shards instead.
     """
     with tempfile.TemporaryDirectory(prefix="gnn-records-") as root:
