@@ -9,8 +9,9 @@ from tvm_gnn_cost.core.batching import task_batches
 from tvm_gnn_cost.core.config import ModelConfig, TrainerConfig
 from tvm_gnn_cost.core.graph import ProgramGraph, batch_graphs
 from tvm_gnn_cost.core.labels import FAILED_COST, log_throughput, normalized_throughput
-from tvm_gnn_cost.core.losses import (lambdarank_loss, make_loss, pairwise_loss,
+from tvm_gnn_cost.core.losses import (lambdarank_loss, listmle_loss, make_loss, pairwise_loss,
                                       weighted_pairwise_loss)
+from tvm_gnn_cost.core.model import ProgramGNN
 from tvm_gnn_cost.core.metrics import (pairwise_accuracy, pairwise_by_ratio, per_task_share,
                                        recall_at_k, throughput_errors, topk_score)
 from tvm_gnn_cost.core.trainer import OnlineTrainer
@@ -33,11 +34,11 @@ def synthetic(n, seed=0, n_tasks=2):
     return graphs, tasks, costs
 
 
-def make_trainer(**kw):
+def make_trainer(readout="sum-max", **kw):
     # no wall-clock cap: results must not depend on how busy the machine is
     cfg = TrainerConfig(num_warmup_sample=8, max_steps=150, max_epochs=200,
                         max_update_seconds=1e9, **kw)
-    return OnlineTrainer(N_FEAT, ModelConfig(hidden=32, layers=2), cfg)
+    return OnlineTrainer(N_FEAT, ModelConfig(hidden=32, layers=2, readout=readout), cfg)
 
 
 def test_batch_offsets_edges():
@@ -100,10 +101,13 @@ def test_per_task_share_divides_by_each_tasks_best():
     np.testing.assert_allclose(share, [0.5, 1.0, 1 / 3, 0.0, 1.0])
 
 
-@pytest.mark.parametrize("loss", ["pairwise+mse", "pairwise+logmse"])
-def test_training_lowers_the_loss_and_ranks_held_out_programs(loss):
+@pytest.mark.parametrize("loss,readout", [("pairwise+mse", "sum-max"),
+                                          ("pairwise+logmse", "sum-max"),
+                                          ("listmle+mse", "sum-max"),
+                                          ("pairwise+mse", "attention")])
+def test_training_lowers_the_loss_and_ranks_held_out_programs(loss, readout):
     graphs, tasks, costs = synthetic(400)
-    tr = make_trainer(loss=loss)
+    tr = make_trainer(loss=loss, readout=readout)
     tr.add(graphs[:300], tasks[:300], costs[:300])
     y = tr.labels()
     groups = np.array(tr.groups)
@@ -173,7 +177,7 @@ def test_ranking_losses_prefer_the_right_order():
     right = torch.tensor([3.0, 2.0, 1.0, 0.0])
     wrong = torch.tensor([1.0, 2.0, 3.0, 0.0])
     for fn in (pairwise_loss, lambdarank_loss, weighted_pairwise_loss, make_loss("pairwise+mse"),
-               make_loss("wpairwise+mse")):
+               make_loss("wpairwise+mse"), listmle_loss, make_loss("listmle+mse")):
         assert fn(right, y, g) < fn(wrong, y, g)
     log_y = torch.tensor([0.5, -0.2, -float("inf"), 1.0])  # a failure is the worst of task 0
     logmse = make_loss("pairwise+logmse")
@@ -181,6 +185,36 @@ def test_ranking_losses_prefer_the_right_order():
     assert logmse(exact, log_y, g) < logmse(right, log_y, g)  # the values count, too
     assert logmse(exact, log_y, g) < logmse(torch.tensor([-0.2, 0.5, -3.0, 1.0]), log_y, g)
     assert torch.isfinite(logmse(right, torch.full((4,), -float("inf")), g))
+
+
+def test_listmle_is_the_plackett_luce_likelihood_of_the_measured_order():
+    """By hand on three programs of one task (measured order 0, 2, 1) and a task of one."""
+    y = torch.tensor([1.0, 0.2, 0.5, 0.7])
+    g = torch.tensor([0, 0, 0, 1])
+    r = torch.tensor([0.5, 1.0, -1.0, 3.0])
+    lse = torch.logsumexp
+    # position 1: program 0 among {0, 1, 2}; 2: program 2 among {1, 2}; 3: program 1 alone
+    expected = ((lse(r[:3], 0) - r[0]) + (lse(r[1:3], 0) - r[2]) + 0.0) / 3
+    assert listmle_loss(r, y, g).item() == pytest.approx(expected.item(), rel=1e-6)
+
+
+def test_attention_readout_scores_each_graph_on_its_own():
+    """A graph's score depends on its own nodes only, not on the batch around it or the
+    order of its nodes (the softmax runs over each graph's nodes)."""
+    torch.manual_seed(0)
+    graphs = synthetic(6, seed=2)[0]
+    model = ProgramGNN(N_FEAT, ModelConfig(hidden=16, layers=2, readout="attention")).eval()
+    with torch.no_grad():
+        together = model(batch_graphs(graphs))
+        alone = torch.cat([model(batch_graphs([gr])) for gr in graphs])
+        g = graphs[3]
+        perm = np.arange(g.features.shape[0])[::-1].copy()
+        inv = np.argsort(perm)
+        flipped = ProgramGraph(g.features[perm], inv[g.src], inv[g.dst])
+        assert model(batch_graphs([flipped])).item() == pytest.approx(alone[3].item(), rel=1e-5)
+    np.testing.assert_allclose(together.numpy(), alone.numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="readout"):
+        ProgramGNN(N_FEAT, ModelConfig(readout="mean"))
 
 
 def test_weighted_pairwise_loss_counts_close_pairs_less():

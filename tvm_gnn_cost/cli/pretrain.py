@@ -12,13 +12,14 @@ import os
 import time
 from dataclasses import replace
 
-from ..core.config import LOSSES, PretrainRecipe, config_to_dict
+from ..core.config import LOSSES, READOUTS, PretrainRecipe, config_to_dict
 from .common import add_trust_pickle, untrusted_pickle_is_an_error
 
 #: flag -> (recipe section, field); a flag left out keeps the recipe's value.
 RECIPE_FLAGS = {
     "hidden": ("model", "hidden"),
     "layers": ("model", "layers"),
+    "readout": ("model", "readout"),
     "lr": ("trainer", "lr"),
     "dropout": ("model", "dropout"),
     "weight_decay": ("trainer", "weight_decay"),
@@ -46,6 +47,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     help=f"width of the GNN's layers and readout (recipe: {d.model.hidden})")
     pt.add_argument("--layers", type=int,
                     help=f"graph convolutions along the data flow (recipe: {d.model.layers})")
+    pt.add_argument("--readout", choices=READOUTS,
+                    help=f"how node embeddings pool into one per program (recipe: "
+                         f"{d.model.readout})")
     pt.add_argument("--lr", type=float, help=f"learning rate (recipe: {d.trainer.lr})")
     pt.add_argument("--dropout", type=float, help=f"(recipe: {d.model.dropout})")
     pt.add_argument("--weight-decay", type=float, help=f"(recipe: {d.trainer.weight_decay})")

@@ -10,7 +10,9 @@ from typing import Any, Dict, Optional, Type, TypeVar
 
 T = TypeVar("T")
 
-LOSSES = ("pairwise", "mse", "pairwise+mse", "wpairwise+mse", "lambdarank", "pairwise+logmse")
+LOSSES = ("pairwise", "mse", "pairwise+mse", "wpairwise+mse", "lambdarank", "pairwise+logmse",
+          "listmle+mse")
+READOUTS = ("sum-max", "attention")
 
 
 @dataclass
@@ -27,8 +29,11 @@ class ModelConfig:
 
     hidden: int = 64  # width of node embeddings
     layers: int = 3  # graph convolutions along the data flow, each with a residual
-    readout_hidden: int = 64  # width of the MLP after the sum/max readout
+    readout_hidden: int = 64  # width of the MLP after the readout
     dropout: float = 0.0
+    # How node embeddings become one program embedding: their sum and maximum, or those and
+    # an attention-weighted sum (a learned gate per node, softmax over the program's nodes).
+    readout: str = "sum-max"
 
 
 @dataclass
@@ -148,6 +153,7 @@ def check_trainer_config(cfg: TrainerConfig) -> None:
 
 __all__ = [
     "LOSSES",
+    "READOUTS",
     "FeaturizerConfig",
     "ModelConfig",
     "TrainerConfig",

@@ -89,6 +89,20 @@ def lambdarank_loss(r: torch.Tensor, y: torch.Tensor, group: torch.Tensor) -> to
     return (w * F.softplus(-diff[mask])).sum() / w.sum().clamp_min(1e-9)
 
 
+def listmle_loss(r: torch.Tensor, y: torch.Tensor, group: torch.Tensor) -> torch.Tensor:
+    """ListMLE: the negative log-likelihood of each task's measured order under a
+    Plackett-Luce model of the scores, ``sum_i logsumexp(r_j : y_j <= y_i) - r_i`` over
+    the batch's programs of the same task (a listwise loss: every program is compared
+    with all those measured no faster, at once)."""
+    same = group[:, None] == group[None, :]
+    below = same & (y[None, :] <= y[:, None])  # j measured no faster than i
+    multi = same.sum(1) > 1
+    if not multi.any():
+        return r.sum() * 0.0
+    lse = torch.logsumexp(r[None, :].expand_as(below).masked_fill(~below, float("-inf")), 1)
+    return (lse - r)[multi].mean()
+
+
 def mse_loss(r: torch.Tensor, y: torch.Tensor, group: torch.Tensor) -> torch.Tensor:
     """Squared error of the positive score against normalized throughput."""
     return F.mse_loss(score_from_raw(r), y)
@@ -114,7 +128,9 @@ def make_loss(name: str):
         return lambda r, y, g: pairwise_loss(r, y, g) + mse_loss(r, y, g)
     if name == "wpairwise+mse":
         return lambda r, y, g: weighted_pairwise_loss(r, y, g) + mse_loss(r, y, g)
+    if name == "listmle+mse":
+        return lambda r, y, g: listmle_loss(r, y, g) + mse_loss(r, y, g)
     if name == "pairwise+logmse":
         return lambda r, y, g: pairwise_loss(r, y, g) + log_mse_loss(r, y, g)
     raise ValueError(f"unknown loss {name!r}; use pairwise, lambdarank, mse, pairwise+mse, "
-                     "wpairwise+mse or pairwise+logmse")
+                     "wpairwise+mse, pairwise+logmse or listmle+mse")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .config import ModelConfig
+from .config import READOUTS, ModelConfig
 from .conv import DataFlowConv
 from .graph import GraphBatch
 
@@ -15,8 +15,8 @@ class ProgramGNN(nn.Module):
     Node features are standardized with statistics fixed at the first fit
     (buffers ``feat_mean``/``feat_std``, saved with the weights), encoded by
     a two-layer MLP, mixed by ``config.layers`` :class:`DataFlowConv` layers,
-    pooled per graph by sum and max, and mapped to one raw score. Higher is
-    faster.
+    pooled per graph by sum and max (``config.readout="attention"`` adds an
+    attention-weighted sum), and mapped to one raw score. Higher is faster.
 
     Parameters
     ----------
@@ -28,6 +28,9 @@ class ProgramGNN(nn.Module):
 
     def __init__(self, n_features: int, config: ModelConfig):
         super().__init__()
+        if config.readout not in READOUTS:
+            raise ValueError(f"ModelConfig.readout={config.readout!r} is unknown; use one of "
+                             f"{READOUTS}")
         self.n_features = n_features
         self.config = config
         h = config.hidden
@@ -35,8 +38,12 @@ class ProgramGNN(nn.Module):
         self.register_buffer("feat_std", torch.ones(n_features))
         self.encoder = nn.Sequential(nn.Linear(n_features, h), nn.ReLU(), nn.Linear(h, h))
         self.convs = nn.ModuleList(DataFlowConv(h, config.dropout) for _ in range(config.layers))
+        pooled = 2 * h
+        if config.readout == "attention":
+            self.gate = nn.Linear(h, 1)
+            pooled += h
         self.head = nn.Sequential(
-            nn.Linear(2 * h, config.readout_hidden), nn.ReLU(), nn.Linear(config.readout_hidden, 1)
+            nn.Linear(pooled, config.readout_hidden), nn.ReLU(), nn.Linear(config.readout_hidden, 1)
         )
 
     def set_normalization(self, rows: torch.Tensor) -> None:
@@ -58,4 +65,15 @@ class ProgramGNN(nn.Module):
         pooled_sum = h.new_zeros(batch.num_graphs, h.shape[1]).index_add_(0, ids, h)
         pooled_max = h.new_full((batch.num_graphs, h.shape[1]), float("-inf"))
         pooled_max = pooled_max.scatter_reduce(0, ids[:, None].expand_as(h), h, "amax")
-        return self.head(torch.cat([pooled_sum, pooled_max], dim=1)).squeeze(1)
+        pooled = [pooled_sum, pooled_max]
+        if self.config.readout == "attention":
+            pooled.append(self._attention(h, ids, batch.num_graphs))
+        return self.head(torch.cat(pooled, dim=1)).squeeze(1)
+
+    def _attention(self, h: torch.Tensor, ids: torch.Tensor, num_graphs: int) -> torch.Tensor:
+        """Sum of node embeddings weighted by a softmax of learned gates over each graph."""
+        gate = self.gate(h).squeeze(1)
+        top = gate.new_full((num_graphs,), float("-inf")).scatter_reduce(0, ids, gate, "amax")
+        w = torch.exp(gate - top[ids])
+        w = w / w.new_zeros(num_graphs).index_add_(0, ids, w)[ids]
+        return h.new_zeros(num_graphs, h.shape[1]).index_add_(0, ids, w[:, None] * h)
