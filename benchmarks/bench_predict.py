@@ -23,7 +23,7 @@ from tvm import auto_scheduler
 from common import costs_of, measured_records, split_by_task
 
 from tvm_gnn_cost.ansor.cost_model import GNNCostModel
-from tvm_gnn_cost.core.config import LOSSES, TrainerConfig
+from tvm_gnn_cost.core.config import LOSSES, FeaturizerConfig, TrainerConfig
 from tvm_gnn_cost.core.metrics import pairwise_accuracy
 from tvm_gnn_cost.ansor.sampling import sample_states
 
@@ -60,6 +60,8 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--splits", type=int, default=3, help="random train/test splits to average")
     p.add_argument("--skip-losses", action="store_true")
+    p.add_argument("--lowered", action="store_true",
+                   help="also time a GNN fed Ansor's per-store features (FeaturizerConfig.lowered)")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
 
@@ -110,6 +112,13 @@ def main(argv=None):
                  f"featurization {featurize:.3f} s; first call, cold cache {t_first:.3f} s)")
     lines.append(f"- XGBModel {t_xgb:.3f} s ({len(states) / t_xgb:.0f} states/s)")
     lines.append(f"- throughput ratio GNN/XGB = {t_xgb / t_gnn:.2f} (target >= 1.0)")
+    if args.lowered:
+        low = GNNCostModel(seed=args.seed, featurizer_config=FeaturizerConfig(lowered=True))
+        low.update(tr_in, tr_res)
+        t_low = time_predict(low, conv, states, args.repeats)[0]
+        lines.append(f"- GNN with lowered features {t_low:.3f} s ({len(states) / t_low:.0f} "
+                     f"states/s); throughput ratio to XGB = {t_xgb / t_low:.2f} (issue 21 "
+                     "keeps >= 3)")
 
     # update on 1,000 records from a fresh model (history featurization + training)
     n = min(1000, len(inputs))

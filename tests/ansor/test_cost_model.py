@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from tvm_gnn_cost.ansor.cost_model import GNNCostModel
-from tvm_gnn_cost.core.config import TrainerConfig
+from tvm_gnn_cost.core.config import FeaturizerConfig, TrainerConfig
 from tvm_gnn_cost.core.metrics import pairwise_accuracy
 from tvm_gnn_cost.ansor.records import measured_cost
 from tvm_gnn_cost.core.labels import FAILED_COST
@@ -50,6 +50,33 @@ def test_save_load_round_trip_gives_identical_scores(measured_conv, conv_task, t
     loaded.load(path)
     np.testing.assert_array_equal(loaded.predict(conv_task, states), before)
     np.testing.assert_array_equal(model.predict(conv_task, states), before)  # repeatable
+
+
+def test_lowered_features_ride_along_train_and_survive_save_load(measured_conv, conv_task,
+                                                                 tmp_path):
+    """FeaturizerConfig(lowered=True): each graph carries Ansor's per-store rows of its
+    lowered program; the model learns with them and a checkpoint restores them."""
+    from tvm.auto_scheduler.feature import get_per_store_feature_names
+
+    log, inputs, results = measured_conv
+    (tr_in, tr_res), (te_in, te_res) = split(inputs, results)
+    model = GNNCostModel(seed=0, featurizer_config=FeaturizerConfig(lowered=True),
+                         trainer_config=TrainerConfig(max_update_seconds=1e9))
+    states = [i.state for i in te_in]
+    graphs = model.featurize_measured(conv_task, states)
+    width = len(get_per_store_feature_names())
+    assert all(g.stores.shape[1] == width and len(g.stores) >= 1 for g in graphs if g.valid)
+    model.update(tr_in, tr_res)
+    scores = model.predict(conv_task, states)
+    costs = valid_costs(te_res)
+    ok = costs < FAILED_COST
+    assert pairwise_accuracy(scores[ok], -costs[ok], np.zeros(ok.sum())) >= 0.65
+    path = str(tmp_path / "lowered.pt")
+    model.save(path)
+    loaded = GNNCostModel()
+    loaded.load(path)
+    assert loaded.featurizer.config.lowered
+    np.testing.assert_array_equal(loaded.predict(conv_task, states), scores)
 
 
 def test_mismatched_or_corrupt_files_are_refused(tmp_path):

@@ -217,6 +217,25 @@ def test_attention_readout_scores_each_graph_on_its_own():
         ProgramGNN(N_FEAT, ModelConfig(readout="mean"))
 
 
+def test_store_rows_are_batched_per_graph_and_scored_with_it():
+    """Per-store rows (FeaturizerConfig.lowered) follow their graph through batching, and
+    change its score."""
+    torch.manual_seed(0)
+    graphs = synthetic(3, seed=4)[0]
+    rng = np.random.default_rng(0)
+    for g, n in zip(graphs, (2, 0, 3)):  # a program whose lowering failed has no rows
+        g.stores = rng.uniform(0, 20, size=(n, 5)).astype(np.float32)
+    b = batch_graphs(graphs)
+    assert b.store_ids.tolist() == [0, 0, 2, 2, 2] and tuple(b.stores.shape) == (5, 5)
+    model = ProgramGNN(N_FEAT, ModelConfig(hidden=16, layers=1), n_store_features=5).eval()
+    with torch.no_grad():
+        together = model(b)
+        alone = torch.cat([model(batch_graphs([g])) for g in graphs])
+        np.testing.assert_allclose(together.numpy(), alone.numpy(), rtol=1e-5, atol=1e-6)
+        graphs[0].stores = graphs[0].stores * 0.5
+        assert model(batch_graphs(graphs[:1])).item() != pytest.approx(alone[0].item())
+
+
 def test_weighted_pairwise_loss_counts_close_pairs_less():
     """Pair weights |ln(y_i / y_j)| / ln 2, at most 1: by hand on three programs of one task."""
     y = torch.tensor([1.0, 0.9, 0.25])

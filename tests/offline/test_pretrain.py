@@ -77,7 +77,9 @@ def test_pretrain_and_evaluate_commands(measured_conv, tmp_path, capsys):
 
     log = measured_conv[0]
     ckpt = str(tmp_path / "gnn.pt")
-    assert main(["pretrain", log, "--out", ckpt, "--epochs", "20", "--val-fraction", "0",
+    # a task file among the logs (as data/train/*.json.gz gives) is read with its log only
+    tasks = str(tmp_path / "conv.tasks.json.gz")
+    assert main(["pretrain", log, tasks, "--out", ckpt, "--epochs", "20", "--val-fraction", "0",
                  "--seed", "3"]) == 0
     assert "(none held out for validation) for 20 epochs" in capsys.readouterr().out
     # The recipe is the shipped one but for the fields named on the command line.
@@ -90,6 +92,9 @@ def test_pretrain_and_evaluate_commands(measured_conv, tmp_path, capsys):
         results = json.load(f)
     assert results["epochs"] == 20 and len(results["train_loss"]) == 20
     assert results["best_val_accuracy"] is None and results["recipe"]["model"]["hidden"] == 128
+    assert results["logs"] == [log]
+    with pytest.raises(SystemExit, match="only task files"):
+        main(["pretrain", tasks, "--out", ckpt])
     # networks of the validation and test sets are not trained on unless asked
     import shutil
 

@@ -90,7 +90,8 @@ class GNNCostModel(Checkpointed, PythonBasedModel):
         self.featurizer = StateFeaturizer(fcfg)
         self.featurizer_config = fcfg
         self.feature_names = self.featurizer.names
-        self.trainer = OnlineTrainer(self.featurizer.n_features, mcfg, tcfg)
+        self.trainer = OnlineTrainer(self.featurizer.n_features, mcfg, tcfg,
+                                     self.featurizer.n_store_features)
         self.last_fit = None
         self.last_skipped: Counter = Counter()  # records of the last update that were not used
 
@@ -220,7 +221,8 @@ class GNNCostModel(Checkpointed, PythonBasedModel):
                              f"{self.featurizer.config}; pass featurizer_config={fcfg} to "
                              "GNNCostModel to use it as a prior")
         check_feature_names(file_name, payload, self.featurizer.names)
-        prior = OnlineTrainer(self.featurizer.n_features, mcfg, replace(tcfg, explore_records=0))
+        prior = OnlineTrainer(self.featurizer.n_features, mcfg, replace(tcfg, explore_records=0),
+                              self.featurizer.n_store_features)
         prior.load_state(payload["state"])
         self.prior = prior
         self.prior_file = file_name

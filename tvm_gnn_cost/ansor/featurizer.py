@@ -65,6 +65,7 @@ class StateFeaturizer:
         self.config = config or FeaturizerConfig()
         self.names = feature_names(self.config)
         self.n_features = len(self.names)
+        self.n_store_features = _n_store_features() if self.config.lowered else 0
         self._tasks: Dict[str, _TaskCache] = {}
 
     def featurize(self, task, states: Sequence) -> List[ProgramGraph]:
@@ -88,7 +89,10 @@ class StateFeaturizer:
         if cache is None:
             cache = self._tasks[key] = _TaskCache(self.config.max_structures_per_task)
         limits = _gpu_limits(task)
-        return [self._one(cache, state, limits) for state in states]
+        graphs = [self._one(cache, state, limits) for state in states]
+        if self.config.lowered:
+            _add_store_features(task, states, graphs, self.n_store_features)
+        return graphs
 
     def _one(self, cache: _TaskCache, state, limits) -> ProgramGraph:
         try:
@@ -169,6 +173,26 @@ class StateFeaturizer:
         return StageStructure(static=np.zeros((n, N_STATIC), np.float32), src=empty, dst=empty,
                               reduce=[frozenset()] * n, spatial_last=[frozenset()] * n,
                               accesses=[[] for _ in range(n)], float_ops=np.zeros(n))
+
+
+def _n_store_features() -> int:
+    from tvm.auto_scheduler.feature import get_per_store_feature_names
+
+    return len(get_per_store_feature_names())
+
+
+def _add_store_features(task, states: Sequence, graphs: List[ProgramGraph], width: int) -> None:
+    """Ansor's per-store features of each valid graph's lowered state (C++, in parallel; a
+    state that fails to lower gets no rows)."""
+    from tvm.auto_scheduler.feature import get_per_store_features_from_states
+
+    valid = [i for i, g in enumerate(graphs) if g.valid]
+    if not valid:
+        return
+    rows = get_per_store_features_from_states([states[i] for i in valid], task)
+    for i, r in zip(valid, rows):
+        r = np.asarray(r, dtype=np.float32).reshape(-1, width)
+        graphs[i].stores = r
 
 
 def _static_features(s: StageSummary) -> List[float]:

@@ -50,6 +50,12 @@ def tasks_path(log: str) -> str:
     return root + ".tasks.json"
 
 
+def is_task_file(path: str) -> bool:
+    """Whether ``path`` is named as a task file (``x.tasks.json``, ``.json.gz``, ``.pkl``)."""
+    name = path[:-3] if path.endswith(".gz") else path
+    return name.endswith((".tasks.json", ".tasks.pkl"))
+
+
 def find_task_file(log: str) -> Optional[str]:
     """The task file beside ``log``, compressed or not, JSON before a pickle; None if none."""
     root = tasks_path(log)[:-len(".json")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-from typing import Optional
+from typing import List, Optional, Sequence
 
 #: Models ``compare`` runs: ``gnn`` is the default model (the online GNN with the shipped
 #: prior where the target fits it), ``gnn-online`` the online GNN alone, ``gnn-prior`` the
@@ -97,6 +97,14 @@ def add_trust_pickle(p: argparse.ArgumentParser) -> None:
                    help="read task files beside the logs that are pickles (TenSet's format, "
                         "this project's before December 2026): loading one runs the code it "
                         "holds, so only for files you trust")
+
+
+def log_files(paths: Sequence[str]) -> List[str]:
+    """``paths`` without the task files among them (``data/train/*.json.gz`` matches both a
+    log and the task file beside it; the task file is read with its log anyway)."""
+    from ..ansor.taskfile import is_task_file
+
+    return [p for p in paths if not is_task_file(p)]
 
 
 @contextlib.contextmanager

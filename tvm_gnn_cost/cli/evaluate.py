@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from .common import add_trust_pickle, untrusted_pickle_is_an_error
+from .common import add_trust_pickle, log_files, untrusted_pickle_is_an_error
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -34,6 +34,9 @@ def run(args) -> int:
     from ..offline.evaluate import (as_json, drop_seen, gnn_scorer, load_groups, read_logs,
                                     score, table, xgb_scorer)
 
+    args.logs, args.train = log_files(args.logs), log_files(args.train)
+    if not args.logs:
+        raise SystemExit("error: only task files given; pass the held-out logs (x.json.gz)")
     if args.baseline == "xgb" and not args.train:
         raise SystemExit("error: --baseline xgb needs --train LOGS (the GNN's training logs)")
     model = GNNCostModel()

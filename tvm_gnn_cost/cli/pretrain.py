@@ -13,13 +13,14 @@ import time
 from dataclasses import replace
 
 from ..core.config import LOSSES, READOUTS, PretrainRecipe, config_to_dict
-from .common import add_trust_pickle, untrusted_pickle_is_an_error
+from .common import add_trust_pickle, log_files, untrusted_pickle_is_an_error
 
 #: flag -> (recipe section, field); a flag left out keeps the recipe's value.
 RECIPE_FLAGS = {
     "hidden": ("model", "hidden"),
     "layers": ("model", "layers"),
     "readout": ("model", "readout"),
+    "lowered": ("featurizer", "lowered"),
     "lr": ("trainer", "lr"),
     "dropout": ("model", "dropout"),
     "weight_decay": ("trainer", "weight_decay"),
@@ -50,6 +51,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
     pt.add_argument("--readout", choices=READOUTS,
                     help=f"how node embeddings pool into one per program (recipe: "
                          f"{d.model.readout})")
+    pt.add_argument("--lowered", action="store_const", const=True,
+                    help="also feed the GNN Ansor's per-store features of each lowered program "
+                         "(costs a lowering per program; an experiment, see "
+                         "benchmarks/results/representation.md)")
     pt.add_argument("--lr", type=float, help=f"learning rate (recipe: {d.trainer.lr})")
     pt.add_argument("--dropout", type=float, help=f"(recipe: {d.model.dropout})")
     pt.add_argument("--weight-decay", type=float, help=f"(recipe: {d.trainer.weight_decay})")
@@ -87,16 +92,15 @@ HELD_OUT = ("validation", "test")  # dataset folders pretraining does not read u
 def recipe_from_args(args) -> PretrainRecipe:
     """The shipped recipe with the fields the user named on the command line."""
     recipe = PretrainRecipe().with_seed(args.seed)
-    changes = {"model": {}, "trainer": {}, "pretrain": {}}
+    changes = {"model": {}, "trainer": {}, "pretrain": {}, "featurizer": {}}
     for flag, (section, name) in RECIPE_FLAGS.items():
         value = getattr(args, flag)
         if value is not None:
             changes[section][name] = value
     if "hidden" in changes["model"]:  # one width for the layers and the readout
         changes["model"]["readout_hidden"] = changes["model"]["hidden"]
-    return PretrainRecipe(replace(recipe.model, **changes["model"]),
-                          replace(recipe.trainer, **changes["trainer"]),
-                          replace(recipe.pretrain, **changes["pretrain"]))
+    return replace(recipe, **{section: replace(getattr(recipe, section), **fields)
+                              for section, fields in changes.items()})
 
 
 def results_path(args) -> str:
@@ -107,6 +111,10 @@ def run(args) -> int:
     from ..ansor.cost_model import GNNCostModel
     from ..offline.pretrain import pretrain
 
+    args.logs = log_files(args.logs)
+    if not args.logs:
+        raise SystemExit("error: only task files given; pass the logs (x.json.gz), their task "
+                         "files (x.tasks.json.gz) are read beside them")
     for log in args.logs:
         if not os.path.exists(log):
             raise SystemExit(f"error: no log at {log}")
@@ -117,7 +125,8 @@ def run(args) -> int:
                          "validation/ or test/ folder: see tvm_gnn_cost.workloads.corpus); "
                          "train on data/train/, or pass --allow-held-out if you mean it")
     recipe = recipe_from_args(args)
-    model = GNNCostModel(model_config=recipe.model, trainer_config=recipe.trainer)
+    model = GNNCostModel(model_config=recipe.model, trainer_config=recipe.trainer,
+                         featurizer_config=recipe.featurizer)
     start = time.time()
     with untrusted_pickle_is_an_error():
         result = pretrain(model, args.logs, recipe.pretrain, progress=True, nproc=args.nproc,

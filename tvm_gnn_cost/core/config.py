@@ -21,6 +21,10 @@ class FeaturizerConfig:
 
     max_loops: int = 8  # own loops encoded one by one, innermost first
     max_structures_per_task: int = 256  # cached stage structures kept per task
+    # Also Ansor's own per-store features of the lowered program (what XGBModel sees: strides,
+    # reuse, bytes and cache lines of each buffer access), one row per buffer store. Costs a
+    # lowering per state; an experiment of issue 21 (benchmarks/results/representation.md).
+    lowered: bool = False
 
 
 @dataclass
@@ -90,12 +94,13 @@ class PretrainRecipe:
         default_factory=lambda: ModelConfig(hidden=128, readout_hidden=128, dropout=0.2))
     trainer: TrainerConfig = field(default_factory=lambda: TrainerConfig(weight_decay=1e-3))
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    featurizer: FeaturizerConfig = field(default_factory=FeaturizerConfig)
 
     def with_seed(self, seed: int) -> "PretrainRecipe":
         """The recipe with ``seed`` for the weights (trainer) and the split and batches
         (pretrain)."""
-        return PretrainRecipe(self.model, replace(self.trainer, seed=seed),
-                              replace(self.pretrain, seed=seed))
+        return replace(self, trainer=replace(self.trainer, seed=seed),
+                       pretrain=replace(self.pretrain, seed=seed))
 
 
 def resolve_trainer_config(config: Optional[TrainerConfig], seed: Optional[int] = None,
@@ -132,7 +137,8 @@ def config_from_dict(cls: Type[T], data: Dict[str, Any]) -> T:
             f"unknown {cls.__name__} settings {sorted(unknown)}; known: {sorted(known)}. "
             "Was the file written by a newer tvm_gnn_cost?"
         )
-    nested = {"model": ModelConfig, "trainer": TrainerConfig, "pretrain": PretrainConfig}
+    nested = {"model": ModelConfig, "trainer": TrainerConfig, "pretrain": PretrainConfig,
+              "featurizer": FeaturizerConfig}
     if cls is PretrainRecipe:
         data = {k: config_from_dict(nested[k], v) for k, v in data.items()}
     return cls(**data)

@@ -7,7 +7,7 @@ them into one DGL graph for the GNN.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -25,12 +25,16 @@ class ProgramGraph:
     valid : bool
         False if the state could not be featurized (it failed to lower, or
         breaks the target's limits); such a graph has no nodes.
+    stores : np.ndarray or None
+        ``(n_stores, n_store_features)`` float32: Ansor's per-store features of the
+        lowered program (``FeaturizerConfig.lowered``), else None.
     """
 
     features: np.ndarray
     src: np.ndarray
     dst: np.ndarray
     valid: bool = True
+    stores: Optional[np.ndarray] = None
 
     @property
     def num_nodes(self) -> int:
@@ -52,6 +56,8 @@ class GraphBatch:
     features: "object"  # torch.Tensor (total_nodes, n_features)
     graph_ids: "object"  # torch.LongTensor (total_nodes,): which graph each node is in
     num_graphs: int
+    stores: "object" = None  # torch.Tensor (total_stores, n_store_features), if featurized
+    store_ids: "object" = None  # torch.LongTensor (total_stores,): which graph each is in
 
 
 def batch_graphs(graphs: Sequence[ProgramGraph]) -> GraphBatch:
@@ -84,5 +90,11 @@ def batch_graphs(graphs: Sequence[ProgramGraph]) -> GraphBatch:
     g = dgl.graph((src_t, dst_t), num_nodes=total)
     rev = dgl.graph((dst_t, src_t), num_nodes=total)
     graph_ids = torch.from_numpy(np.repeat(np.arange(len(graphs)), sizes))
-    return GraphBatch(g, rev, torch.from_numpy(feats), graph_ids, len(graphs))
+    batch = GraphBatch(g, rev, torch.from_numpy(feats), graph_ids, len(graphs))
+    if graphs[0].stores is not None:
+        counts = np.fromiter((len(gr.stores) for gr in graphs), dtype=np.int64,
+                             count=len(graphs))
+        batch.stores = torch.from_numpy(np.concatenate([gr.stores for gr in graphs], axis=0))
+        batch.store_ids = torch.from_numpy(np.repeat(np.arange(len(graphs)), counts))
+    return batch
 

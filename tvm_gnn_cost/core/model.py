@@ -8,6 +8,8 @@ from .config import READOUTS, ModelConfig
 from .conv import DataFlowConv
 from .graph import GraphBatch
 
+STORE_SCALE = 16.0  # Ansor's per-store features are log2(1 + x): up to ~40
+
 
 class ProgramGNN(nn.Module):
     """Scores a scheduled program from its stage graph.
@@ -17,6 +19,8 @@ class ProgramGNN(nn.Module):
     a two-layer MLP, mixed by ``config.layers`` :class:`DataFlowConv` layers,
     pooled per graph by sum and max (``config.readout="attention"`` adds an
     attention-weighted sum), and mapped to one raw score. Higher is faster.
+    With ``n_store_features``, each graph's per-store rows of the lowered program
+    (Ansor's features) go through an MLP and are summed into the readout too.
 
     Parameters
     ----------
@@ -24,14 +28,17 @@ class ProgramGNN(nn.Module):
         Node feature width.
     config : ModelConfig
         Widths and depth.
+    n_store_features : int
+        Width of the per-store rows (0: graphs carry none).
     """
 
-    def __init__(self, n_features: int, config: ModelConfig):
+    def __init__(self, n_features: int, config: ModelConfig, n_store_features: int = 0):
         super().__init__()
         if config.readout not in READOUTS:
             raise ValueError(f"ModelConfig.readout={config.readout!r} is unknown; use one of "
                              f"{READOUTS}")
         self.n_features = n_features
+        self.n_store_features = n_store_features
         self.config = config
         h = config.hidden
         self.register_buffer("feat_mean", torch.zeros(n_features))
@@ -41,6 +48,10 @@ class ProgramGNN(nn.Module):
         pooled = 2 * h
         if config.readout == "attention":
             self.gate = nn.Linear(h, 1)
+            pooled += h
+        if n_store_features:
+            self.store_encoder = nn.Sequential(nn.Linear(n_store_features, h), nn.ReLU(),
+                                               nn.Linear(h, h))
             pooled += h
         self.head = nn.Sequential(
             nn.Linear(pooled, config.readout_hidden), nn.ReLU(), nn.Linear(config.readout_hidden, 1)
@@ -68,6 +79,11 @@ class ProgramGNN(nn.Module):
         pooled = [pooled_sum, pooled_max]
         if self.config.readout == "attention":
             pooled.append(self._attention(h, ids, batch.num_graphs))
+        if self.n_store_features:
+            # Ansor's features are already log2(1 + x); /STORE_SCALE brings them near 1
+            s = self.store_encoder(batch.stores / STORE_SCALE)
+            pooled.append(s.new_zeros(batch.num_graphs, s.shape[1])
+                          .index_add_(0, batch.store_ids, s))
         return self.head(torch.cat(pooled, dim=1)).squeeze(1)
 
     def _attention(self, h: torch.Tensor, ids: torch.Tensor, num_graphs: int) -> torch.Tensor:

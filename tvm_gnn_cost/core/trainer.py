@@ -79,17 +79,19 @@ class OnlineTrainer:
         Node feature width of the graphs it will see.
     model_config, trainer_config : optional
         Model shape and training settings; defaults just run.
+    n_store_features : int
+        Width of the graphs' per-store rows of the lowered program (0: none).
     """
 
     def __init__(self, n_features: int, model_config: Optional[ModelConfig] = None,
-                 trainer_config: Optional[TrainerConfig] = None):
+                 trainer_config: Optional[TrainerConfig] = None, n_store_features: int = 0):
         self.model_config = model_config or ModelConfig()
         config = trainer_config or TrainerConfig()
         check_trainer_config(config)
         self.n_features = n_features
         with torch.random.fork_rng():  # seed the weights without touching the caller's RNG
             torch.manual_seed(config.seed)
-            self.model = ProgramGNN(n_features, self.model_config)
+            self.model = ProgramGNN(n_features, self.model_config, n_store_features)
         self.configure(config)
         self.graphs: List[ProgramGraph] = []
         self.groups: List[int] = []

@@ -82,6 +82,9 @@ class GNNMetaCostModel(ms.cost_model.PyCostModel, Checkpointed):
                     featurizer_config or FeaturizerConfig())
 
     def _build(self, mcfg: ModelConfig, tcfg: TrainerConfig, fcfg: FeaturizerConfig) -> None:
+        if fcfg.lowered:
+            raise ValueError("FeaturizerConfig.lowered (Ansor's per-store features) exists for "
+                             "Ansor states only; use GNNCostModel, or lowered=False here")
         self.featurizer_config = fcfg
         self.feature_names = feature_names(fcfg)
         self.trainer = OnlineTrainer(len(self.feature_names), mcfg, tcfg)
