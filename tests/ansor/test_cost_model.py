@@ -76,7 +76,10 @@ def test_lowered_features_ride_along_train_and_survive_save_load(measured_conv, 
     loaded = GNNCostModel()
     loaded.load(path)
     assert loaded.featurizer.config.lowered
-    np.testing.assert_array_equal(loaded.predict(conv_task, states), scores)
+    # Ansor's extraction can give a state other rows on another call (4 of these 24 states
+    # once; its buffers are kept in hash-map order, the likely cause): compare on the same rows.
+    graphs = [g for g in model.featurize_measured(conv_task, states) if g.valid]
+    np.testing.assert_array_equal(loaded.trainer.predict(graphs), model.trainer.predict(graphs))
 
 
 def test_mismatched_or_corrupt_files_are_refused(tmp_path):
