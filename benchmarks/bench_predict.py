@@ -62,6 +62,9 @@ def main(argv=None):
     p.add_argument("--skip-losses", action="store_true")
     p.add_argument("--lowered", action="store_true",
                    help="also time a GNN fed Ansor's per-store features (FeaturizerConfig.lowered)")
+    p.add_argument("--step-tokens", type=int, default=0, metavar="K",
+                   help="also time a GNN fed K transform steps a node "
+                        "(FeaturizerConfig.step_tokens)")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
 
@@ -112,12 +115,16 @@ def main(argv=None):
                  f"featurization {featurize:.3f} s; first call, cold cache {t_first:.3f} s)")
     lines.append(f"- XGBModel {t_xgb:.3f} s ({len(states) / t_xgb:.0f} states/s)")
     lines.append(f"- throughput ratio GNN/XGB = {t_xgb / t_gnn:.2f} (target >= 1.0)")
-    if args.lowered:
-        low = GNNCostModel(seed=args.seed, featurizer_config=FeaturizerConfig(lowered=True))
-        low.update(tr_in, tr_res)
-        t_low = time_predict(low, conv, states, args.repeats)[0]
-        lines.append(f"- GNN with lowered features {t_low:.3f} s ({len(states) / t_low:.0f} "
-                     f"states/s); throughput ratio to XGB = {t_xgb / t_low:.2f} (issue 21 "
+    variants = {"lowered features": FeaturizerConfig(lowered=True)} if args.lowered else {}
+    if args.step_tokens:
+        variants[f"{args.step_tokens} step tokens a node"] = FeaturizerConfig(
+            step_tokens=args.step_tokens)
+    for name, fcfg in variants.items():
+        other = GNNCostModel(seed=args.seed, featurizer_config=fcfg)
+        other.update(tr_in, tr_res)
+        t_other = time_predict(other, conv, states, args.repeats)[0]
+        lines.append(f"- GNN with {name} {t_other:.3f} s ({len(states) / t_other:.0f} "
+                     f"states/s); throughput ratio to XGB = {t_xgb / t_other:.2f} (issue 21 "
                      "keeps >= 3)")
 
     # update on 1,000 records from a fresh model (history featurization + training)

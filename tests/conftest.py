@@ -9,6 +9,7 @@ import pytest  # noqa: E402
 try:  # model and trainer tests run without TVM; the fixtures below need it
     from tvm import auto_scheduler
 
+    import tvm_gnn_cost.workloads.operators  # noqa: F401 - registers the tasks' workloads
     from tvm_gnn_cost.ansor.sampling import measure_states, sample_states
     from tvm_gnn_cost.workloads.targets import host_target
 except ImportError:  # pragma: no cover

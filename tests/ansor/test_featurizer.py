@@ -148,3 +148,38 @@ def test_state_read_from_a_log_is_flagged_until_bounds_are_inferred(conv_task, t
     assert all(g.valid for g in again)
     first = fz.featurize(conv_task, states)
     assert all(np.array_equal(a.features, b.features) for a, b in zip(again, first))
+
+
+def test_step_tokens_land_on_the_stages_tvm_shows(matmul_task, conv_task):
+    """FeaturizerConfig(step_tokens=k): the loop-tree columns are unchanged, every split
+    step becomes a token, and each annotation token sits on the node whose stage TVM shows
+    with an iterator of that annotation."""
+    from tvm_gnn_cost.ansor.featurizer import _transform_steps
+    from tvm_gnn_cost.core.config import FeaturizerConfig
+    from tvm_gnn_cost.core.looptree import parse_loop_tree
+    from tvm_gnn_cost.core.steps import STEP_KINDS, TOKEN_WIDTH
+
+    k = 32
+    fz = StateFeaturizer(FeaturizerConfig(step_tokens=k))
+    base = len(feature_names())
+    n_kinds = len(STEP_KINDS)
+    checked = 0
+    for task in (matmul_task, conv_task):
+        states = sample_states(task, 32, params=SMALL)
+        plain = StateFeaturizer().featurize(task, states)
+        for state, g, p in zip(states, fz.featurize(task, states), plain):
+            assert g.features.shape == (p.num_nodes, base + k * TOKEN_WIDTH) == (
+                p.num_nodes, len(fz.names))
+            np.testing.assert_array_equal(g.features[:, :base], p.features)
+            tok = g.features[:, base:].reshape(g.num_nodes, k, TOKEN_WIDTH)
+            steps = _transform_steps(task, state)
+            assert tok[:, :, STEP_KINDS.index("SP")].sum() == sum(s[0] == "SP" for s in steps)
+            stage_of = {s.op.name: s for s in state.stages}
+            for node, st in enumerate(parse_loop_tree(str(state)).statements):
+                annotations = {int(it.annotation) for it in stage_of[st.name].iters}
+                an = tok[node][tok[node, :, STEP_KINDS.index("AN")] == 1][:, n_kinds + 1:]
+                for cls in (2, 3):  # vectorize, parallel (Ansor's annotation values)
+                    if (an[:, cls] == 1).any():
+                        assert cls in annotations
+                        checked += 1
+    assert checked > 0

@@ -7,6 +7,7 @@ computed once per task and structure, and reused for every state that has it.
 """
 from __future__ import annotations
 
+import json
 import logging
 from collections import OrderedDict
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -18,6 +19,7 @@ from ..core.features import (N_STATIC, StageStructure, feature_names, log_featur
                              schedule_features)
 from ..core.graph import ProgramGraph
 from ..core.looptree import LoopTree, LoopTreeError, parse_loop_tree
+from ..core.steps import TOKEN_WIDTH, step_tokens
 from ..tir.opstats import StageSummary, summarize_stages
 
 logger = logging.getLogger("tvm_gnn_cost")
@@ -26,8 +28,9 @@ GPU_TARGETS = ("cuda", "rocm", "opencl", "vulkan", "metal", "webgpu")
 
 
 class _TaskCache:
-    def __init__(self, limit: int):
+    def __init__(self, limit: int, n_ops: int = 0):
         self.limit = limit
+        self.n_ops = n_ops  # operations of the task's compute DAG, for the step tokens
         self.structures: "OrderedDict[Tuple[str, ...], StageStructure]" = OrderedDict()
 
     def get(self, key):
@@ -87,14 +90,19 @@ class StateFeaturizer:
         key = task_key(task)
         cache = self._tasks.get(key)
         if cache is None:
-            cache = self._tasks[key] = _TaskCache(self.config.max_structures_per_task)
+            cache = self._tasks[key] = _TaskCache(self.config.max_structures_per_task,
+                                                  len(task.compute_dag.ops))
         limits = _gpu_limits(task)
-        graphs = [self._one(cache, state, limits) for state in states]
+        if self.config.step_tokens:
+            graphs = [self._one(cache, state, limits, _transform_steps(task, state))
+                      for state in states]
+        else:
+            graphs = [self._one(cache, state, limits) for state in states]
         if self.config.lowered:
             _add_store_features(task, states, graphs, self.n_store_features)
         return graphs
 
-    def _one(self, cache: _TaskCache, state, limits) -> ProgramGraph:
+    def _one(self, cache: _TaskCache, state, limits, steps=None) -> ProgramGraph:
         try:
             tree = parse_loop_tree(str(state))
         except LoopTreeError as err:
@@ -119,8 +127,13 @@ class StateFeaturizer:
         sched = np.array([schedule_features(tree, i, struct, self.config.max_loops)
                           for i in range(len(names))],
                          dtype=np.float32)
-        feats = np.concatenate([struct.static, sched], axis=1)
-        return ProgramGraph(feats, struct.src, struct.dst)
+        parts = [struct.static, sched]
+        k = self.config.step_tokens
+        if k and struct.stage_of_node is not None:
+            parts.append(step_tokens(steps, cache.n_ops, struct.n_stages, struct.stage_of_node, k))
+        elif k:
+            parts.append(np.zeros((len(names), k * TOKEN_WIDTH), np.float32))
+        return ProgramGraph(np.concatenate(parts, axis=1), struct.src, struct.dst)
 
     def _structure(self, state, names: Tuple[str, ...]) -> StageStructure:
         stages = list(state.stages)
@@ -165,6 +178,8 @@ class StateFeaturizer:
             spatial_last=last,
             accesses=accesses,
             float_ops=np.array(float_ops),
+            stage_of_node=np.array(order, dtype=np.int64),
+            n_stages=len(stages),
         )
 
     def _loops_only(self, names: Tuple[str, ...]) -> StageStructure:
@@ -173,6 +188,13 @@ class StateFeaturizer:
         return StageStructure(static=np.zeros((n, N_STATIC), np.float32), src=empty, dst=empty,
                               reduce=[frozenset()] * n, spatial_last=[frozenset()] * n,
                               accesses=[[] for _ in range(n)], float_ops=np.zeros(n))
+
+
+def _transform_steps(task, state) -> list:
+    """The state's transform steps as Ansor writes them in its logs (one C++ call)."""
+    from tvm.auto_scheduler import MeasureInput, _ffi_api
+
+    return json.loads(_ffi_api.SerializeMeasureInput(MeasureInput(task, state)))[1][1]
 
 
 def _n_store_features() -> int:

@@ -21,6 +21,7 @@ RECIPE_FLAGS = {
     "layers": ("model", "layers"),
     "readout": ("model", "readout"),
     "lowered": ("featurizer", "lowered"),
+    "step_tokens": ("featurizer", "step_tokens"),
     "lr": ("trainer", "lr"),
     "dropout": ("model", "dropout"),
     "weight_decay": ("trainer", "weight_decay"),
@@ -55,6 +56,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     help="also feed the GNN Ansor's per-store features of each lowered program "
                          "(costs a lowering per program; an experiment, see "
                          "benchmarks/results/representation.md)")
+    pt.add_argument("--step-tokens", type=int, metavar="K",
+                    help="also feed each node the first K transform steps of its stage as "
+                         "tokens (an experiment, see benchmarks/results/representation.md)")
     pt.add_argument("--lr", type=float, help=f"learning rate (recipe: {d.trainer.lr})")
     pt.add_argument("--dropout", type=float, help=f"(recipe: {d.model.dropout})")
     pt.add_argument("--weight-decay", type=float, help=f"(recipe: {d.trainer.weight_decay})")

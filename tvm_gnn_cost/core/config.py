@@ -25,6 +25,9 @@ class FeaturizerConfig:
     # reuse, bytes and cache lines of each buffer access), one row per buffer store. Costs a
     # lowering per state; an experiment of issue 21 (benchmarks/results/representation.md).
     lowered: bool = False
+    # Also the schedule's first ``step_tokens`` transform steps of each stage as tokens in its
+    # node (TLP's insight inside the graph, core/steps.py); 0: none. An experiment of issue 21.
+    step_tokens: int = 0
 
 
 @dataclass

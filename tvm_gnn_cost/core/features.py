@@ -16,6 +16,7 @@ import numpy as np
 
 from .config import FeaturizerConfig
 from .looptree import Loop, LoopTree, base_names
+from .steps import step_token_names
 
 #: Bump when the node features change meaning; checkpoints of another schema are refused.
 FEATURE_SCHEMA_VERSION = 1
@@ -62,7 +63,7 @@ def feature_names(config: Optional[FeaturizerConfig] = None) -> List[str]:
     for k in range(config.max_loops):
         names += [f"loop{k}_extent", f"loop{k}_reduce", f"loop{k}_none", f"loop{k}_parallel",
                   f"loop{k}_vectorize", f"loop{k}_unroll", f"loop{k}_gpu"]
-    return names
+    return names + step_token_names(config.step_tokens)
 
 
 def log_feature(x: float) -> float:
@@ -82,6 +83,10 @@ class StageStructure:
     spatial_last: List[frozenset]  # base name of the last output axis per node
     accesses: List[list]  # per node: [(all index names, last index names)]
     float_ops: np.ndarray  # float ops per output element, per node
+    # Where the structure comes from a TVM stage list: each node's stage index, and the
+    # number of stages (for the step tokens of FeaturizerConfig.step_tokens).
+    stage_of_node: Optional[np.ndarray] = None
+    n_stages: int = 0
 
 
 def schedule_features(tree: LoopTree, node: int, struct: StageStructure,

@@ -82,9 +82,10 @@ class GNNMetaCostModel(ms.cost_model.PyCostModel, Checkpointed):
                     featurizer_config or FeaturizerConfig())
 
     def _build(self, mcfg: ModelConfig, tcfg: TrainerConfig, fcfg: FeaturizerConfig) -> None:
-        if fcfg.lowered:
-            raise ValueError("FeaturizerConfig.lowered (Ansor's per-store features) exists for "
-                             "Ansor states only; use GNNCostModel, or lowered=False here")
+        if fcfg.lowered or fcfg.step_tokens:
+            raise ValueError("FeaturizerConfig.lowered (Ansor's per-store features) and "
+                             "step_tokens (Ansor's transform steps) exist for Ansor states "
+                             "only; use GNNCostModel, or leave them off here")
         self.featurizer_config = fcfg
         self.feature_names = feature_names(fcfg)
         self.trainer = OnlineTrainer(len(self.feature_names), mcfg, tcfg)
