@@ -8,15 +8,10 @@ OUT=benchmarks/results/pretrain
 SEEDS=${SEEDS:-1}
 mkdir -p "$OUT"
 export TOPHUB_LOCATION=NONE
-# 1. The shipped checkpoint: a run with 20% of the training tasks held out for validation
-# finds how many epochs to train (early stopping), then all the training tasks are trained on
-# for that many epochs (tvm_gnn_cost/checkpoints/gnn-cpu.pt is made by exactly these two commands).
-$PY -m tvm_gnn_cost pretrain data/train/*.json.gz --out /tmp/gnn-val.pt --workers 2 \
-  --results "$OUT/pretrain-validation.json" | tee "$OUT/pretrain.txt"
-EPOCHS=$($PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["best_epoch"])' \
-  "$OUT/pretrain-validation.json")
-$PY -m tvm_gnn_cost pretrain data/train/*.json.gz --out tvm_gnn_cost/checkpoints/gnn-cpu.pt --workers 2 \
-  --val-fraction 0 --epochs "$EPOCHS" --results "$OUT/pretrain.json" | tee -a "$OUT/pretrain.txt"
+# 1. The shipped checkpoint (tvm_gnn_cost/checkpoints/gnn-cpu.pt is made by exactly this
+# command: early stopping on 20% of the training tasks, then all of them for the best epoch).
+bash benchmarks/make_checkpoint.sh tvm_gnn_cost/checkpoints/gnn-cpu.pt "$OUT/pretrain" 0 \
+  | tee "$OUT/pretrain.txt"
 # 2. Accuracy on the held-out networks, all together and one by one.
 $PY -m tvm_gnn_cost evaluate --model tvm_gnn_cost/checkpoints/gnn-cpu.pt --baseline xgb --train data/train/*.json.gz \
   --out "$OUT/heldout.md" --json "$OUT/heldout.json" -- data/validation/*.json.gz > /dev/null

@@ -9,6 +9,11 @@ Ansor log per input log, resumable: what is there already is not measured again)
     .venv/bin/python benchmarks/remeasure.py data/validation/*.json.gz --out /tmp/remeasure \
         --train data/train/*.json.gz
 
+``--settings`` must be what the log was measured with: ``tuning`` for the first dataset
+(``data/train``, ``data/validation`` until December 2026), ``labels`` for the corpus that
+``collect`` measures since (``data/test``). ``--per-task N`` remeasures only the first N
+programs of each task (a cheaper ceiling on the same programs).
+
 ``--train`` leaves out the held-out tasks that the training logs hold too, as ``tvm-gnn-cost
 evaluate`` does, so the table compares with its. A second folder measures the measurements
 again (``remeasure.py /tmp/remeasure/*.json --out /tmp/remeasure2``, task files copied beside).
@@ -18,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -28,22 +34,27 @@ from tvm_gnn_cost.offline.evaluate import (METRICS, Scored, drop_seen, load_grou
                                    read_logs)
 from tvm_gnn_cost.ansor.featurizer import task_key
 from tvm_gnn_cost.ansor.records import TaskRebuilder, measured_cost
-from tvm_gnn_cost.ansor.measure import TUNING
+from tvm_gnn_cost.ansor.measure import LABELS, TUNING, MeasureSettings
 from tvm_gnn_cost.ansor.sampling import measure_states
 
 
-def _remeasured(log: str, out_dir: str, seen: list, chunk: int = 16):
-    """Groups of ``log`` (but the workloads of the records ``seen``) and the same programs measured again
-    (costs in the same order)."""
+def _remeasured(log: str, out_dir: str, seen: list, settings: MeasureSettings,
+                per_task: int = 0, chunk: int = 16):
+    """Groups of ``log`` (but the workloads of the records ``seen``; the first ``per_task``
+    programs of each when given) and the same programs measured again (costs in the same
+    order)."""
     out = os.path.join(out_dir, os.path.basename(log).replace(".gz", ""))
     rebuilder = TaskRebuilder()
     groups = drop_seen(load_groups([log], rebuilder), seen)
+    if per_task:
+        groups = [replace(g, states=g.states[:per_task], costs=g.costs[:per_task])
+                  for g in groups]
     done = {}
     if os.path.exists(out):
         for g in load_groups([out], rebuilder):
             done[task_key(g.task)] = g.costs
     second = []
-    runner = TUNING.runner()  # the first dataset's settings; label_noise.py compares others
+    runner = settings.runner()
     for g in groups:
         costs = list(done.get(task_key(g.task), []))
         start = time.time()
@@ -63,13 +74,19 @@ def main() -> None:
     p.add_argument("--out", required=True, help="folder for the second measurements")
     p.add_argument("--train", nargs="*", default=[],
                    help="training logs: held-out tasks they hold too are left out")
+    p.add_argument("--settings", choices=("tuning", "labels"), default="tuning",
+                   help="the runner settings the logs were measured with (default: tuning, "
+                        "the first dataset's)")
+    p.add_argument("--per-task", type=int, default=0,
+                   help="remeasure only the first N programs of each task (default: all)")
     args = p.parse_args()
+    settings = {"tuning": TUNING, "labels": LABELS}[args.settings]
     os.makedirs(args.out, exist_ok=True)
     register_logs(args.logs)
     seen = read_logs(args.train)[0]
     rows = {}
     for log in args.logs:
-        groups, second = _remeasured(log, args.out, seen)
+        groups, second = _remeasured(log, args.out, seen, settings, args.per_task)
         # the second measurement "predicts" throughput: best second cost / second cost
         scored = [Scored(g.name, np.where(c2 < 1e10, c2[c2 < 1e10].min(initial=np.inf) / c2, 0.0),
                          np.asarray(g.costs, float), g.weight) for g, c2 in zip(groups, second)]

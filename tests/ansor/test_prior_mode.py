@@ -45,6 +45,28 @@ def test_a_prior_of_other_featurizer_settings_is_refused_with_the_fix():
         GNNCostModel(prior_records=-1)
 
 
+def test_the_online_gnn_featurizes_as_its_prior_was_trained(measured_conv, conv_task, tmp_path):
+    """A prior pretrained with other featurizer settings (here step tokens) needs no
+    ``featurizer_config``: the model takes the prior's and both score the same graphs."""
+    from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+    from tvm_gnn_cost.core.config import FeaturizerConfig
+
+    _, inputs, results = measured_conv
+    fcfg = FeaturizerConfig(step_tokens=4)
+    pretrained = GNNCostModel(seed=0, num_warmup_sample=8, featurizer_config=fcfg)
+    pretrained.update(inputs[:48], results[:48])
+    path = str(tmp_path / "steps.pt")
+    assert pretrained.trainer.ready
+    pretrained.save(path)
+    model = GNNCostModel(prior=path)
+    assert model.featurizer.config == fcfg and model.prior_file == path
+    states = [i.state for i in inputs[48:64]]
+    graphs = model.featurizer.featurize(conv_task, states)
+    assert all(g.valid for g in graphs)
+    np.testing.assert_allclose(model.predict(conv_task, states),
+                               pretrained.trainer.predict(graphs), rtol=1e-6)
+
+
 def test_tune_with_a_prior_measures_real_programs_and_refuses_it_for_xgboost(tmp_path, capsys):
     pytest.importorskip("tvm")
     from tvm import auto_scheduler

@@ -40,7 +40,8 @@ class GNNCostModel(Checkpointed, PythonBasedModel):
         deterministic hash of each state (random exploration, as XGBModel's
         random scores). A shortcut for ``trainer_config.num_warmup_sample``, as ``seed``.
     model_config, trainer_config, featurizer_config : optional
-        See :mod:`tvm_gnn_cost.core.config`.
+        See :mod:`tvm_gnn_cost.core.config`. With a ``prior`` and no
+        ``featurizer_config``, the prior's featurizer settings.
     prior : str, optional
         Checkpoint of a pretrained GNN (``tvm-gnn-cost pretrain``) to keep frozen as a
         prior, see :meth:`load_prior`.
@@ -54,6 +55,8 @@ class GNNCostModel(Checkpointed, PythonBasedModel):
                  featurizer_config: Optional[FeaturizerConfig] = None,
                  prior: Optional[str] = None, prior_records: float = 128.0):
         super().__init__()
+        if prior is not None and featurizer_config is None:
+            featurizer_config = load_checkpoint(prior)[3]  # see what the prior was trained on
         self._build(model_config or ModelConfig(),
                     resolve_trainer_config(trainer_config, seed, num_warmup_sample),
                     featurizer_config or FeaturizerConfig())
