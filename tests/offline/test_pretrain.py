@@ -151,17 +151,19 @@ def test_two_processes_train_as_well_as_one(measured_conv, conv_task):
     log = measured_conv[0]
     data = load_records(GNNCostModel(), [log])
     truth = normalized_throughput(np.asarray(data.costs), np.asarray(data.tasks))
-    accs, losses = [], []
+    accs = []
     for nproc in (1, 2):
         model = GNNCostModel(seed=0)
-        result = pretrain(model, [log], PretrainConfig(epochs=15, val_fraction=0.0),
-                          records=data, nproc=nproc)
-        losses.append(result.train_loss[-1])
+        # Trained to convergence: after 15 epochs one seed's fit ranged 0.79-0.91 whether
+        # one or two processes ran it (a CI run failed on 0.81 vs 0.94), after 80 epochs
+        # 0.98-1.0 over 10 seeds. A last epoch's loss is too noisy to compare (rank 0
+        # reports its half of the batches only).
+        pretrain(model, [log], PretrainConfig(epochs=80, val_fraction=0.0), records=data,
+                 nproc=nproc)
         accs.append(pairwise_accuracy(model.trainer.predict(data.graphs), truth,
                                       np.asarray(data.tasks)))
         assert model.trainer.ready
-    assert accs[0] > 0.6 and abs(accs[0] - accs[1]) < 0.05, accs
-    assert abs(losses[0] - losses[1]) < 0.25 * losses[0], losses
+    assert min(accs) > 0.9 and abs(accs[0] - accs[1]) < 0.05, accs
 
 
 def test_worker_processes_featurize_the_same_graphs(measured_conv, tmp_path):
