@@ -4,7 +4,8 @@
 # least 40 trials a task (TRIALS_PER_TASK); writes benchmarks/results/default/NET/.
 #   SEEDS=3 TRIALS_PER_TASK=40 bash benchmarks/bench_default.sh cnn mobilenetv3_block gpt_block
 # MODELS picks the models (default gnn,xgb,gnn-online). A finished run is reused and an
-# interrupted one resumes from its log, so the benchmark can be run in parts.
+# interrupted one resumes from its log, so the benchmark can be run in parts. A budget other than
+# 40 trials a task gets its own folders (NET-100pt for 100), never resuming another budget's runs.
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
 SEEDS=${SEEDS:-3}
@@ -15,10 +16,12 @@ for net in "$@"; do
   tasks=$($PY -c "import sys; from tvm_gnn_cost.workloads.networks import load_workload
 from tvm_gnn_cost.workloads.targets import host_target
 print(len(load_workload('unseen:$net', host_target()).tasks))" 2>/dev/null | tail -1)
-  out=runs/default-$net
+  name=$net
+  [ "$PER_TASK" = 40 ] || name=$net-${PER_TASK}pt
+  out=runs/default-$name
   $PY -m tvm_gnn_cost compare --network "unseen:$net" --models "$MODELS" \
     --trials $((tasks * PER_TASK)) --seeds "$SEEDS" --out "$out"
-  mkdir -p "benchmarks/results/default/$net"
+  mkdir -p "benchmarks/results/default/$name"
   cp "$out"/{curves.csv,curves.json,compare.json,curves.png,summary.md} \
-    "benchmarks/results/default/$net/"
+    "benchmarks/results/default/$name/"
 done
