@@ -5,7 +5,10 @@
 #   SEEDS=3 TRIALS_PER_TASK=40 bash benchmarks/bench_default.sh cnn mobilenetv3_block gpt_block
 # MODELS picks the models (default gnn,xgb,gnn-online). A finished run is reused and an
 # interrupted one resumes from its log, so the benchmark can be run in parts. A budget other than
-# 40 trials a task gets its own folders (NET-100pt for 100), never resuming another budget's runs.
+# 40 trials a task gets its own folders (NET-100pt for 100); to extend the 40-trial runs instead
+# of tuning from scratch, copy them first (cp -r runs/default-NET runs/default-NET-100pt): a
+# resumed run goes on from its log as one killed and restarted does, the pause left out of its
+# tuning time (compare --max-gap).
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
 SEEDS=${SEEDS:-3}
