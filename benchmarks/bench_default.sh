@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The default model (online GNN + shipped prior) against stock Ansor, and the online GNN alone,
 # on test networks no training log holds (benchmarks/models/unseen.py), SEEDS seeds each, at
-# least 40 trials a task (TRIALS_PER_TASK); writes benchmarks/results/default/NET/.
+# least 40 trials a task (TRIALS_PER_TASK); writes benchmarks/results/default/NET/, the Ansor
+# logs gzipped under its logs/ (what profile_build.py and later analyses read).
 #   SEEDS=3 TRIALS_PER_TASK=40 bash benchmarks/bench_default.sh cnn mobilenetv3_block gpt_block
 # MODELS picks the models (default gnn,xgb,gnn-online). A finished run is reused and an
 # interrupted one resumes from its log, so the benchmark can be run in parts. A budget other than
@@ -24,7 +25,8 @@ print(len(load_workload('unseen:$net', host_target()).tasks))" 2>/dev/null | tai
   out=runs/default-$name
   $PY -m tvm_gnn_cost compare --network "unseen:$net" --models "$MODELS" \
     --trials $((tasks * PER_TASK)) --seeds "$SEEDS" --out "$out"
-  mkdir -p "benchmarks/results/default/$name"
-  cp "$out"/{curves.csv,curves.json,compare.json,curves.png,summary.md} \
-    "benchmarks/results/default/$name/"
+  res=benchmarks/results/default/$name
+  mkdir -p "$res/logs"
+  cp "$out"/{curves.csv,curves.json,compare.json,curves.png,summary.md} "$res/"
+  for log in "$out"/logs/*.json; do gzip -9c "$log" > "$res/logs/$(basename "$log").gz"; done
 done

@@ -3,7 +3,7 @@
 # help? Tunes a test network as brought (NCHW, which Relay's x86 alter-layout turns into
 # conv2d_NCHWc tasks) with the models, seeds and trials a task of bench_default.sh, whose runs
 # of the same network are the NHWC side; the verdict is each layout's built latency.
-# Writes benchmarks/results/layout/NET-nchw/.
+# Writes benchmarks/results/layout/NET-nchw/, with the Ansor logs gzipped under logs/.
 #   SEEDS=3 TRIALS_PER_TASK=40 bash benchmarks/bench_layout.sh cnn
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
@@ -18,7 +18,8 @@ print(len(load_workload('unseen:$net', host_target(), layout=None).tasks))" 2>/d
   out=runs/layout-$net-nchw
   $PY -m tvm_gnn_cost compare --network "unseen:$net" --desired-layout none \
     --models "$MODELS" --trials $((tasks * PER_TASK)) --seeds "$SEEDS" --out "$out"
-  mkdir -p "benchmarks/results/layout/$net-nchw"
-  cp "$out"/{curves.csv,curves.json,compare.json,curves.png,summary.md} \
-    "benchmarks/results/layout/$net-nchw/"
+  res=benchmarks/results/layout/$net-nchw
+  mkdir -p "$res/logs"
+  cp "$out"/{curves.csv,curves.json,compare.json,curves.png,summary.md} "$res/"
+  for log in "$out"/logs/*.json; do gzip -9c "$log" > "$res/logs/$(basename "$log").gz"; done
 done
