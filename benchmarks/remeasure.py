@@ -30,6 +30,7 @@ import numpy as np
 
 from pair_buckets import HEADER, bucket_row  # benchmarks/, beside this file
 from tvm_gnn_cost.ansor.taskfile import register_logs
+from tvm_gnn_cost.cli.common import log_files
 from tvm_gnn_cost.offline.evaluate import (METRICS, Scored, drop_seen, load_groups, metrics,
                                    read_logs)
 from tvm_gnn_cost.ansor.featurizer import task_key
@@ -82,6 +83,8 @@ def main() -> None:
     args = p.parse_args()
     settings = {"tuning": TUNING, "labels": LABELS}[args.settings]
     os.makedirs(args.out, exist_ok=True)
+    # data/SPLIT/*.json.gz matches the task files too; each is read with its log
+    args.logs, args.train = log_files(args.logs), log_files(args.train)
     register_logs(args.logs)
     seen = read_logs(args.train)[0]
     rows = {}
