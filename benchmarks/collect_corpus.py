@@ -9,7 +9,8 @@ Resumable: a finished network is skipped, an interrupted one continues where it 
 (``collect`` measures only the programs missing); run it on every host you get, each host
 into its own ``--out`` (the records name their target). Networks whose logs are in ``data/``
 already (the first dataset) are left out. ``--pack`` gzips finished logs and task files into
-``data/SPLIT/``. Each network is collected in its own process: TVM can abort one.
+``data/SPLIT/``. Each network is collected in its own process: TVM can abort one. Until the
+whole training set is collected, pack into ``--data data/corpus`` (``data/README.md`` says why).
 """
 from __future__ import annotations
 
