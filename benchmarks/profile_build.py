@@ -43,6 +43,7 @@ def main() -> int:
     from tvm import auto_scheduler
     from tvm.contrib.debugger import debug_executor
 
+    from tvm_gnn_cost.ansor.records import FAILED_COST, measured_cost
     from tvm_gnn_cost.workloads.deploy import build_network, random_inputs
     from tvm_gnn_cost.workloads.networks import load_workload
     from tvm_gnn_cost.workloads.targets import host_target
@@ -64,12 +65,10 @@ def main() -> int:
         raise SystemExit(f"{len(times)} timings for {len(graph_nodes)} graph nodes")
     per_node = {name: float(np.median(t)) for name, t in zip(names, times)}  # s, per repeat
 
-    best = {}
+    best = {}  # workload key -> best measured cost (s); failed records cost FAILED_COST
     for inp, res in auto_scheduler.RecordReader(args.log):
-        if res.error_no == 0:
-            cost = float(np.mean([c.value for c in res.costs]))
-            key = inp.task.workload_key
-            best[key] = min(best.get(key, float("inf")), cost)
+        key = inp.task.workload_key
+        best[key] = min(best.get(key, FAILED_COST), measured_cost(res))
     task_names = {_function(t.desc): t for t in workload.tasks}
     rows = defaultdict(lambda: {"calls": 0, "seconds": 0.0})
     for n in nodes:
@@ -80,6 +79,7 @@ def main() -> int:
     for fn, r in sorted(rows.items(), key=lambda kv: -kv[1]["seconds"]):
         task = task_names.get(fn)
         est = best.get(task.workload_key) if task is not None else None
+        est = est if est is not None and est < FAILED_COST else None
         table.append({"function": fn, "calls": r["calls"], "ms": r["seconds"] * 1e3,
                       "task": task is not None,
                       "task_estimate_ms": est * 1e3 * r["calls"] if est else None})
