@@ -8,9 +8,10 @@ Ansor log per network in ``OUT/SPLIT/NAME.json`` with its task file.
 Resumable: a finished network is skipped, an interrupted one continues where it stopped
 (``collect`` measures only the programs missing); run it on every host you get, each host
 into its own ``--out`` (the records name their target). Networks whose logs are in ``data/``
-already (the first dataset) are left out. ``--pack`` gzips finished logs and task files into
-``data/SPLIT/``. Each network is collected in its own process: TVM can abort one. Until the
-whole training set is collected, pack into ``--data data/corpus`` (``data/README.md`` says why).
+(the first dataset) or in ``--data`` already are left out. ``--pack`` gzips finished logs and
+task files into ``--data``'s ``SPLIT/``. Each network is collected in its own process: TVM can
+abort one. Until the whole training set is collected, pack into ``--data data/corpus``
+(``data/README.md`` says why); collecting with or without it measures the same networks.
 """
 from __future__ import annotations
 
@@ -30,8 +31,8 @@ def _todo(args):
     for i, net in enumerate(NETWORKS):
         if net.split not in args.split or (args.only and net.name not in args.only):
             continue
-        if os.path.exists(net.log(args.data)):
-            continue  # shipped already
+        if any(os.path.exists(net.log(root)) for root in {"data", args.data}):
+            continue  # shipped in the first dataset, or packed already
         yield i, net
 
 
