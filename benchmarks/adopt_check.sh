@@ -3,26 +3,36 @@
 # one is made (benchmarks/make_checkpoint.sh) with ARGS, one per seed, then score the
 # validation networks (data/validation: what choices are made on) and the test networks
 # (data/test: reported, never chosen on). One table row per seed; metrics per task in
-# OUT/NAME-sSEED.{validation,test}.json.
+# OUT/NAME-sSEED.{validation,test}.json. While the issue 21 corpus is kept apart
+# (data/corpus/, data/README.md), its validation networks get a column of their own
+# (corpus-validation), and TRAIN (a glob, default data/train) says what is trained on.
 #   bash benchmarks/adopt_check.sh recipe "" 0 1 2
 #   bash benchmarks/adopt_check.sh steps "--step-tokens 12" 0 1 2
-#   XGB=1 bash benchmarks/adopt_check.sh ...   # also XGBModel trained on data/train (seed 0)
+#   TRAIN="data/train/*.json.gz data/corpus/train/*.json.gz" \
+#     bash benchmarks/adopt_check.sh corpus "" 0 1 2
+#   XGB=1 bash benchmarks/adopt_check.sh ...   # also XGBModel trained on TRAIN (seed 0)
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
 OUT=${OUT:-/tmp/adopt-check}
+export TRAIN=${TRAIN:-data/train/*.json.gz}
 export TOPHUB_LOCATION=NONE
+splits="validation test"
+[ -d data/corpus/validation ] && splits="validation corpus-validation test"
+logs() {  # SPLIT: its logs' glob
+  case $1 in corpus-*) echo "data/corpus/${1#corpus-}/*.json.gz" ;; *) echo "data/$1/*.json.gz" ;; esac
+}
 name=$1 args=$2
 shift 2
 mkdir -p "$OUT"
-row() {  # LABEL SEED SECONDS JSON-BASE MODEL-KEY
+row() {  # LABEL SEED SECONDS JSON-BASE MODEL-KEY SPLIT...
   $PY - "$@" <<'PY'
 import json, sys
-label, seed, took, base, key = sys.argv[1:]
+label, seed, took, base, key, *splits = sys.argv[1:]
 cells = []
-for split in ("validation", "test"):
+for split in splits:
     m = json.load(open(f"{base}.{split}.json"))[key]["all"]
     cells.append(" / ".join(f"{m[k]:.3f}" for k in ("pairwise", "top1", "top5")))
-print(f"| {label} | {seed} | {cells[0]} | {cells[1]} | {took} |", flush=True)
+print(f"| {label} | {seed} | {' | '.join(cells)} | {took} |", flush=True)
 PY
 }
 for s in "$@"; do
@@ -33,11 +43,13 @@ for s in "$@"; do
   took=$(( $(date +%s) - start ))
   baseline=none
   if [ -n "${XGB:-}" ] && [ "$s" = "$1" ]; then baseline=xgb; fi
-  for split in validation test; do
+  for split in $splits; do
+    # shellcheck disable=SC2046,SC2086 # globs
     $PY -m tvm_gnn_cost evaluate --model "$base.pt" --baseline $baseline \
-      --train data/train/*.json.gz --json "$base.$split.json" -- data/$split/*.json.gz \
-      >> "$base.log" 2>&1
+      --train $TRAIN --json "$base.$split.json" -- $(logs "$split") >> "$base.log" 2>&1
   done
-  row "$name" "$s" "$took s" "$base" gnn
-  if [ $baseline = xgb ]; then row "XGBModel on data/train" 0 "" "$base" xgb; fi
+  # shellcheck disable=SC2086
+  row "$name" "$s" "$took s" "$base" gnn $splits
+  # shellcheck disable=SC2086
+  if [ $baseline = xgb ]; then row "XGBModel on TRAIN" 0 "" "$base" xgb $splits; fi
 done

@@ -16,17 +16,13 @@ SEEDS=${SEEDS:-3}
 PER_TASK=${TRIALS_PER_TASK:-40}
 MODELS=${MODELS:-gnn,xgb,gnn-online}
 export PYTHONPATH=benchmarks/models${PYTHONPATH:+:$PYTHONPATH}
+source "$(dirname "$0")/common.sh"
 for net in "$@"; do
-  tasks=$($PY -c "import sys; from tvm_gnn_cost.workloads.networks import load_workload
-from tvm_gnn_cost.workloads.targets import host_target
-print(len(load_workload('unseen:$net', host_target()).tasks))" 2>/dev/null | tail -1)
+  tasks=$(unseen_tasks "$net")
   name=$net
   [ "$PER_TASK" = 40 ] || name=$net-${PER_TASK}pt
   out=runs/default-$name
   $PY -m tvm_gnn_cost compare --network "unseen:$net" --models "$MODELS" \
     --trials $((tasks * PER_TASK)) --seeds "$SEEDS" --out "$out"
-  res=benchmarks/results/default/$name
-  mkdir -p "$res/logs"
-  cp "$out"/{curves.csv,curves.json,compare.json,curves.png,summary.md} "$res/"
-  for log in "$out"/logs/*.json; do gzip -9c "$log" > "$res/logs/$(basename "$log").gz"; done
+  keep_run "$out" "benchmarks/results/default/$name"
 done

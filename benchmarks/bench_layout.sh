@@ -11,15 +11,11 @@ SEEDS=${SEEDS:-3}
 PER_TASK=${TRIALS_PER_TASK:-40}
 MODELS=${MODELS:-gnn,xgb}
 export PYTHONPATH=benchmarks/models${PYTHONPATH:+:$PYTHONPATH}
+source "$(dirname "$0")/common.sh"
 for net in "$@"; do
-  tasks=$($PY -c "from tvm_gnn_cost.workloads.networks import load_workload
-from tvm_gnn_cost.workloads.targets import host_target
-print(len(load_workload('unseen:$net', host_target(), layout=None).tasks))" 2>/dev/null | tail -1)
+  tasks=$(unseen_tasks "$net" none)
   out=runs/layout-$net-nchw
   $PY -m tvm_gnn_cost compare --network "unseen:$net" --desired-layout none \
     --models "$MODELS" --trials $((tasks * PER_TASK)) --seeds "$SEEDS" --out "$out"
-  res=benchmarks/results/layout/$net-nchw
-  mkdir -p "$res/logs"
-  cp "$out"/{curves.csv,curves.json,compare.json,curves.png,summary.md} "$res/"
-  for log in "$out"/logs/*.json; do gzip -9c "$log" > "$res/logs/$(basename "$log").gz"; done
+  keep_run "$out" "benchmarks/results/layout/$net-nchw"
 done
