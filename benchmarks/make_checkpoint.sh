@@ -2,11 +2,12 @@
 # The shipped checkpoint's recipe, in one place: pretrain on data/train with 20% of the
 # training tasks held out to find the best epoch count (early stopping), then on all the
 # training tasks for that many epochs. The two runs' results go to RESULTS-validation.json
-# and RESULTS.json. TRAIN (a glob) trains on other logs, e.g. the corpus beside data/train:
-#   TRAIN="data/train/*.json.gz data/corpus/train/*.json.gz" bash benchmarks/make_checkpoint.sh ...
+# and RESULTS.json. TRAIN (a glob, default data/train) trains on other logs.
 #   bash benchmarks/make_checkpoint.sh CKPT RESULTS SEED [PRETRAIN ARGS...]
 #   bash benchmarks/make_checkpoint.sh tvm_gnn_cost/checkpoints/gnn-cpu.pt \
 #     benchmarks/results/pretrain/pretrain 0          # the shipped checkpoint
+#   TRAIN="data/train/*.json.gz data/corpus/train/*.json.gz" \
+#     bash benchmarks/make_checkpoint.sh CKPT RESULTS SEED   # with the corpus collected so far
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
 ckpt=$1 results=$2 seed=$3
