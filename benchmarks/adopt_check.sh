@@ -3,13 +3,11 @@
 # one is made (benchmarks/make_checkpoint.sh) with ARGS, one per seed, then score the
 # validation networks (data/validation: what choices are made on) and the test networks
 # (data/test: reported, never chosen on). One table row per seed; metrics per task in
-# OUT/NAME-sSEED.{validation,test}.json. While the issue 21 corpus is kept apart
-# (data/corpus/, data/README.md), its validation networks get a column of their own
-# (corpus-validation), and TRAIN (a glob, default data/train) says what is trained on.
+# OUT/NAME-sSEED.{validation,test}.json. TRAIN (a glob, default data/train) says what is
+# trained on.
 #   bash benchmarks/adopt_check.sh recipe "" 0 1 2
 #   bash benchmarks/adopt_check.sh steps "--step-tokens 12" 0 1 2
-#   TRAIN="data/train/*.json.gz data/corpus/train/*.json.gz" \
-#     bash benchmarks/adopt_check.sh corpus "" 0 1 2
+#   TRAIN="data/train/*.json.gz data/deep/*.json.gz" bash benchmarks/adopt_check.sh deep "" 0 1 2
 #   XGB=1 bash benchmarks/adopt_check.sh ...   # also XGBModel trained on TRAIN (seed 0)
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
@@ -17,10 +15,6 @@ OUT=${OUT:-/tmp/adopt-check}
 export TRAIN=${TRAIN:-data/train/*.json.gz}
 export TOPHUB_LOCATION=NONE
 splits="validation test"
-[ -d data/corpus/validation ] && splits="validation corpus-validation test"
-logs() {  # SPLIT: its logs' glob
-  case $1 in corpus-*) echo "data/corpus/${1#corpus-}/*.json.gz" ;; *) echo "data/$1/*.json.gz" ;; esac
-}
 name=$1 args=$2
 shift 2
 mkdir -p "$OUT"
@@ -44,9 +38,9 @@ for s in "$@"; do
   baseline=none
   if [ -n "${XGB:-}" ] && [ "$s" = "$1" ]; then baseline=xgb; fi
   for split in $splits; do
-    # shellcheck disable=SC2046,SC2086 # globs
+    # shellcheck disable=SC2086 # globs
     $PY -m tvm_gnn_cost evaluate --model "$base.pt" --baseline $baseline \
-      --train $TRAIN --json "$base.$split.json" -- $(logs "$split") >> "$base.log" 2>&1
+      --train $TRAIN --json "$base.$split.json" -- data/$split/*.json.gz >> "$base.log" 2>&1
   done
   # shellcheck disable=SC2086
   row "$name" "$s" "$took s" "$base" gnn $splits

@@ -10,8 +10,7 @@ Resumable: a finished network is skipped, an interrupted one continues where it 
 into its own ``--out`` (the records name their target). Networks whose logs are in ``data/``
 (the first dataset) or in ``--data`` already are left out. ``--pack`` gzips finished logs and
 task files into ``--data``'s ``SPLIT/``. Each network is collected in its own process: TVM can
-abort one. Until the whole training set is collected, pack into ``--data data/corpus``
-(``data/README.md`` says why); collecting with or without it measures the same networks.
+abort one.
 """
 from __future__ import annotations
 

@@ -6,8 +6,8 @@
 #   bash benchmarks/make_checkpoint.sh CKPT RESULTS SEED [PRETRAIN ARGS...]
 #   bash benchmarks/make_checkpoint.sh tvm_gnn_cost/checkpoints/gnn-cpu.pt \
 #     benchmarks/results/pretrain/pretrain 0          # the shipped checkpoint
-#   TRAIN="data/train/*.json.gz data/corpus/train/*.json.gz" \
-#     bash benchmarks/make_checkpoint.sh CKPT RESULTS SEED   # with the corpus collected so far
+#   TRAIN="data/train/*.json.gz data/deep/*.json.gz" \
+#     bash benchmarks/make_checkpoint.sh CKPT RESULTS SEED   # with the deeper logs too
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
 ckpt=$1 results=$2 seed=$3

@@ -119,9 +119,10 @@ def test_failed_measurements_are_learned_as_worst(measured_conv, conv_task):
 
 
 def test_the_shipped_checkpoint_scores_logged_programs_as_before():
-    """Scores of the shipped checkpoint on the first 48 programs of each held-out log, as the code
-    before the package was laid out in folders computed them (tests/data/gnn_cpu_scores.json,
-    written then by loading the checkpoint and scoring ``featurize_measured`` graphs)."""
+    """Scores of the shipped checkpoint on the first 48 programs of two validation logs, as they
+    were when the checkpoint was made (tests/data/gnn_cpu_scores.json, written then by loading
+    it and scoring ``featurize_measured`` graphs; ``benchmarks/pin_scores.py`` rewrites it when
+    the checkpoint is remade): a change to featurization or loading that moves a score fails."""
     import json
     import os
 
