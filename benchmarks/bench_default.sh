@@ -9,7 +9,9 @@
 # 40 trials a task gets its own folders (NET-100pt for 100); to extend the 40-trial runs instead
 # of tuning from scratch, copy them first (cp -r runs/default-NET runs/default-NET-100pt): a
 # resumed run goes on from its log as one killed and restarted does, the pause left out of its
-# tuning time (compare --max-gap).
+# tuning time (compare --max-gap). TAG=NAME gives a run its own folders (NET-NAME), e.g. after
+# the shipped checkpoint is remade:
+#   TAG=ckpt-2026-12-04 MODELS=gnn,xgb bash benchmarks/bench_default.sh cnn
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
 SEEDS=${SEEDS:-3}
@@ -21,6 +23,7 @@ for net in "$@"; do
   tasks=$(unseen_tasks "$net")
   name=$net
   [ "$PER_TASK" = 40 ] || name=$net-${PER_TASK}pt
+  name=$name${TAG:+-$TAG}
   out=runs/default-$name
   $PY -m tvm_gnn_cost compare --network "unseen:$net" --models "$MODELS" \
     --trials $((tasks * PER_TASK)) --seeds "$SEEDS" --out "$out"
