@@ -1,4 +1,5 @@
-"""The corpus registry: three disjoint sets, every network buildable, every shipped log placed."""
+"""The corpus registry: three disjoint sets, every network buildable, every shipped log placed,
+no task of a validation or test network in a training log."""
 import glob
 import gzip
 import importlib
