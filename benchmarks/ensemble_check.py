@@ -57,6 +57,7 @@ def main() -> int:
     rows["ensemble"] = metrics(geometric_mean(members))
     print(f"{len(groups)} tasks, {sum(len(g.costs) for g in groups)} programs")
     print("| model | " + " | ".join(SHOWN) + " |")
+    print("|---|" + "---:|" * len(SHOWN))
     for name, m in rows.items():
         print(f"| {name} | " + " | ".join(f"{m[k]:.3f}" for k in SHOWN) + " |")
     if args.json:
