@@ -28,7 +28,7 @@ SHOWN = ("pairwise", "top1", "top5", "recall@5")
 
 def geometric_mean(members: list) -> list:
     """One :class:`Scored` per task whose scores are the members' geometric mean (a program a
-    member scores 0, one it could not read, scores 0)."""
+    member scores 0, one it could not read, ends near 0: below every program all score)."""
     out = []
     for per_task in zip(*members):
         logs = np.log(np.maximum(np.stack([s.scores for s in per_task]), 1e-300))
