@@ -13,7 +13,13 @@ from scratch, no exploration noise); and blends of the last with the prior for s
 With ``--search-log NETWORK``, the logs are tuning jobs' logs of NETWORK instead, replayed
 in the order they were measured: each round (a run of one task's records) is ranked by every
 model before it is fed, so the figures are about the programs a search actually proposes,
-near the best ones; XGBModel (trained on the same history) is scored too.
+near the best ones; XGBModel (trained on the same history) is scored too. Where a record
+holds two or more repeats, "repeat 1 vs repeat 2" ranks the round by its first repeat against
+its second: how well two measurements agree, a ceiling for any model. ``--min-us`` scores only
+the rounds whose median program runs at least that long (the tasks that carry a network's
+latency); every round is still fed. ``--variant NAME:SECTION.FIELD=VALUE,...`` adds an online
+GNN with those settings changed (sections: featurizer, model, trainer), scored beside the others
+(for example ``--variant steps:featurizer.step_tokens=12``).
 
     .venv/bin/python benchmarks/bench_prior.py PRIOR.pt data/train/resnet-18.json.gz
     .venv/bin/python benchmarks/bench_prior.py PRIOR.pt --search-log resnet-18 runs/r18/logs/*.json
@@ -21,13 +27,15 @@ near the best ones; XGBModel (trained on the same history) is scored too.
 from __future__ import annotations
 
 import argparse
+import ast
 from collections import defaultdict
+from dataclasses import replace
 
 import numpy as np
 
 
 from tvm_gnn_cost.ansor.cost_model import GNNCostModel
-from tvm_gnn_cost.core.config import TrainerConfig
+from tvm_gnn_cost.core.config import FeaturizerConfig, ModelConfig, TrainerConfig
 from tvm_gnn_cost.core.labels import normalized_throughput
 from tvm_gnn_cost.core.metrics import pairwise_accuracy
 from tvm_gnn_cost.offline.pretrain import load_records
@@ -75,7 +83,39 @@ def replay(ckpt: str, data, per_round: int, n_test: int, ks, seed: int):
     return acc, rounds
 
 
-def replay_search_log(ckpt: str, log: str, ks, bins, seed: int = 0):
+def online_variant(spec: str, seed: int):
+    """``(name, GNNCostModel)`` of ``NAME:SECTION.FIELD=VALUE,...``: an online GNN, no
+    exploration noise, with those settings changed."""
+    name, _, changes = spec.partition(":")
+    cfg = {"featurizer": FeaturizerConfig(), "model": ModelConfig(),
+           "trainer": TrainerConfig(explore_records=0, seed=seed)}
+    for change in filter(None, changes.split(",")):
+        key, _, value = change.partition("=")
+        section, _, fld = key.partition(".")
+        if section not in cfg or not hasattr(cfg[section], fld):
+            raise SystemExit(f"--variant {spec}: {key} is not a setting; use featurizer.X, "
+                             "model.X or trainer.X with X a field of that config")
+        try:
+            value = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            pass  # a plain string, e.g. trainer.loss=listmle+mse
+        cfg[section] = replace(cfg[section], **{fld: value})
+    return name, GNNCostModel(featurizer_config=cfg["featurizer"], model_config=cfg["model"],
+                              trainer_config=cfg["trainer"])
+
+
+def repeat_agreement(results, ok) -> float:
+    """Pairwise agreement of the first two repeats of a round's records (nan if fewer)."""
+    reps = [[float(c.value) if hasattr(c, "value") else float(c) for c in r.costs]
+            for r, k in zip(results, ok) if k]
+    if any(len(r) < 2 for r in reps):
+        return float("nan")
+    first, second = np.array([r[0] for r in reps]), np.array([r[1] for r in reps])
+    return pairwise_accuracy(-first, -second, np.zeros(len(reps)))
+
+
+def replay_search_log(ckpt: str, log: str, ks, bins, seed: int = 0, min_us: float = 0.0,
+                      variants=()):
     """Accuracies keyed by (model, bin of the task's own records) along one tuning log."""
     from tvm import auto_scheduler
 
@@ -95,6 +135,7 @@ def replay_search_log(ckpt: str, log: str, ks, bins, seed: int = 0):
     tuned.load(ckpt)
     online = GNNCostModel(seed=seed, trainer_config=TrainerConfig(explore_records=0))
     xgb = auto_scheduler.XGBModel(seed=seed, num_warmup_sample=16)
+    extra = dict(online_variant(v, seed) for v in variants)
     acc = defaultdict(list)
     rebuilder = TaskRebuilder()  # a log's task has no usable DAG: rebuild it as the adapter does
     for a, b in rounds:
@@ -102,7 +143,7 @@ def replay_search_log(ckpt: str, log: str, ks, bins, seed: int = 0):
         states = [inp.state for inp in inputs[a:b]]
         cost = np.array([measured_cost(r) for r in results[a:b]])
         ok = np.isfinite(cost) & (cost < 1e9)
-        if ok.sum() >= 2 and np.ptp(cost[ok]) > 0:
+        if ok.sum() >= 2 and np.ptp(cost[ok]) > 0 and np.median(cost[ok]) * 1e6 >= min_us:
             y, grp = -cost[ok], np.zeros(ok.sum())
             graphs = [g for g, k in zip(online.featurize_measured(task, states), ok) if k]
             own = online.trainer.task_valid.get(task_key(task), 0)
@@ -118,7 +159,12 @@ def replay_search_log(ckpt: str, log: str, ks, bins, seed: int = 0):
                 acc[f"blend, prior_records={k:g}", col].append(pairwise_accuracy(s, y, grp))
             sx = np.asarray(xgb.predict(task, [s for s, k in zip(states, ok) if k]))
             acc["XGBModel", col].append(pairwise_accuracy(sx, y, grp))
-        for m in (online, tuned, xgb):
+            for name, m in extra.items():
+                gv = [g for g, k in zip(m.featurize_measured(task, states), ok) if k]
+                sv = m.trainer.predict(gv) if m.trainer.ready else np.zeros(len(gv))
+                acc[name, col].append(pairwise_accuracy(sv, y, grp))
+            acc["repeat 1 vs repeat 2", col].append(repeat_agreement(results[a:b], ok))
+        for m in (online, tuned, xgb, *extra.values()):
             m.update(inputs[a:b], results[a:b])
     return acc
 
@@ -133,6 +179,11 @@ def main() -> None:
     ap.add_argument("--prior-records", default="4,8,16,32")
     ap.add_argument("--search-log", metavar="NETWORK", default=None,
                     help="the logs are tuning logs of NETWORK, replayed in their order")
+    ap.add_argument("--min-us", type=float, default=0.0,
+                    help="with --search-log, score only rounds whose median program takes "
+                         "at least this many microseconds")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME:SECTION.FIELD=V,...",
+                    help="with --search-log, also an online GNN with these settings changed")
     args = ap.parse_args()
     ks = [float(x) for x in args.prior_records.split(",")]
     if args.search_log:
@@ -164,18 +215,23 @@ def search_main(args, ks) -> None:
     bins = [0, 1, 9, 17, 33]
     labels = ["0", "1-8", "9-16", "17-32", "33+"]
     total = defaultdict(list)
+    scored = [0] * len(labels)  # rounds scored in each column, all logs together
     for log in args.logs:
-        for key, v in replay_search_log(args.prior, log, ks, bins).items():
+        for key, v in replay_search_log(args.prior, log, ks, bins, min_us=args.min_us,
+                                           variants=args.variant).items():
             total[key].append(np.nanmean(v))
+            if key[0] == "prior":
+                scored[key[1]] += len(v)
         print(f"replayed {log}", flush=True)
     print(f"{' '.join(args.logs)}: each round ranked before it is fed; columns by the task's "
-          "own valid records then")
+          f"own valid records then; rounds with a median of {args.min_us:g} us or more")
     print("| model | " + " | ".join(f"own {x}" for x in labels) + " |")
     print("|---|" + "---:|" * len(labels))
     for model in dict.fromkeys(k[0] for k in total):
         row = [np.mean(total[model, c]) if total[model, c] else float("nan")
                for c in range(len(labels))]
         print(f"| {model} | " + " | ".join(f"{v:.3f}" for v in row) + " |", flush=True)
+    print("| rounds scored | " + " | ".join(str(n) for n in scored) + " |")
 
 
 if __name__ == "__main__":
