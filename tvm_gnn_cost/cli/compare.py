@@ -50,7 +50,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="seconds between two records counted as the job not running (a crash "
                         "before a resume), left out of the tuning time")
     c.add_argument("--logs", nargs="*", default=[], metavar="MODEL=LOG",
-                   help="existing logs to include instead of tuning (seeds in order given)")
+                   help="existing logs to include (seeds in order given), beside the --seeds "
+                        "runs of --models it tunes; --seeds 0 tabulates these logs alone")
     return c
 
 
