@@ -159,8 +159,9 @@ def replay_search_log(ckpt: str, log: str, ks, bins, seed: int = 0, min_us: floa
                 acc[f"blend, prior_records={k:g}", col].append(pairwise_accuracy(s, y, grp))
             sx = np.asarray(xgb.predict(task, [s for s, k in zip(states, ok) if k]))
             acc["XGBModel", col].append(pairwise_accuracy(sx, y, grp))
-            for name, m in extra.items():
-                gv = [g for g, k in zip(m.featurize_measured(task, states), ok) if k]
+            for name, m in extra.items():  # same featurizer settings: the same graphs
+                gv = graphs if m.featurizer_config == online.featurizer_config else [
+                    g for g, k in zip(m.featurize_measured(task, states), ok) if k]
                 sv = m.trainer.predict(gv) if m.trainer.ready else np.zeros(len(gv))
                 acc[name, col].append(pairwise_accuracy(sv, y, grp))
             acc["repeat 1 vs repeat 2", col].append(repeat_agreement(results[a:b], ok))

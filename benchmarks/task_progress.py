@@ -18,6 +18,7 @@ import numpy as np
 
 from tvm_gnn_cost.ansor.logs import read_log
 from tvm_gnn_cost.ansor.records import measured_cost
+from tvm_gnn_cost.core.labels import FAILED_COST
 
 
 def task_costs(log: str) -> dict:
@@ -26,7 +27,7 @@ def task_costs(log: str) -> dict:
     costs = defaultdict(list)
     for inp, res in zip(inputs, results):
         c = measured_cost(res)
-        costs[inp.task.workload_key].append(c if c < 1e9 else np.inf)
+        costs[inp.task.workload_key].append(c if c < FAILED_COST else np.inf)
     return costs
 
 
