@@ -35,6 +35,7 @@ import numpy as np
 
 
 from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+from tvm_gnn_cost.ansor.records import repeat_costs
 from tvm_gnn_cost.core.config import FeaturizerConfig, ModelConfig, TrainerConfig
 from tvm_gnn_cost.core.labels import normalized_throughput
 from tvm_gnn_cost.core.metrics import pairwise_accuracy
@@ -106,8 +107,7 @@ def online_variant(spec: str, seed: int):
 
 def repeat_agreement(results, ok) -> float:
     """Pairwise agreement of the first two repeats of a round's records (nan if fewer)."""
-    reps = [[float(c.value) if hasattr(c, "value") else float(c) for c in r.costs]
-            for r, k in zip(results, ok) if k]
+    reps = [repeat_costs(r) for r, k in zip(results, ok) if k]
     if any(len(r) < 2 for r in reps):
         return float("nan")
     first, second = np.array([r[0] for r in reps]), np.array([r[1] for r in reps])

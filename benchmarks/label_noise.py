@@ -25,7 +25,7 @@ from pair_buckets import HEADER, bucket_row  # benchmarks/, beside this file
 from tvm_gnn_cost.ansor.featurizer import task_key
 from tvm_gnn_cost.ansor.logs import read_log
 from tvm_gnn_cost.ansor.measure import MeasureSettings
-from tvm_gnn_cost.ansor.records import TaskRebuilder, measured_cost
+from tvm_gnn_cost.ansor.records import TaskRebuilder, measured_cost, repeat_costs
 from tvm_gnn_cost.ansor.sampling import measure_states
 from tvm_gnn_cost.ansor.taskfile import register_logs
 from tvm_gnn_cost.core.labels import FAILED_COST
@@ -36,8 +36,7 @@ def _costs(result, how: str) -> float:
     """The label of ``result``: the dataset's (mean of repeats), or the median of repeats."""
     if how == "mean" or measured_cost(result) == FAILED_COST:
         return measured_cost(result)
-    return float(np.median([float(c.value) if hasattr(c, "value") else float(c)
-                            for c in result.costs]))
+    return float(np.median(repeat_costs(result)))
 
 
 def _pass(groups, settings: MeasureSettings, path: str) -> Dict[str, list]:

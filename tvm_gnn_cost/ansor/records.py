@@ -16,11 +16,16 @@ from ..core.labels import FAILED_COST
 logger = logging.getLogger("tvm_gnn_cost")
 
 
+def repeat_costs(result) -> List[float]:
+    """The cost in seconds of each repeat of a ``MeasureResult``, as Python floats."""
+    return [float(c.value) if hasattr(c, "value") else float(c) for c in result.costs]
+
+
 def measured_cost(result) -> float:
     """Mean cost in seconds of a ``MeasureResult``; ``FAILED_COST`` if it failed."""
     if int(result.error_no) != 0:
         return FAILED_COST
-    costs = [float(c.value) if hasattr(c, "value") else float(c) for c in result.costs]
+    costs = repeat_costs(result)
     cost = sum(costs) / len(costs) if costs else FAILED_COST
     return cost if math.isfinite(cost) and cost > 0 else FAILED_COST
 
