@@ -34,8 +34,9 @@ from tvm_gnn_cost.offline.evaluate import Scored, load_groups, metrics
 
 def _costs(result, how: str) -> float:
     """The label of ``result``: the dataset's (mean of repeats), or the median of repeats."""
-    if how == "mean" or measured_cost(result) == FAILED_COST:
-        return measured_cost(result)
+    cost = measured_cost(result)
+    if how == "mean" or cost == FAILED_COST:
+        return cost
     return float(np.median(repeat_costs(result)))
 
 
