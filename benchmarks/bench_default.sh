@@ -12,11 +12,14 @@
 # tuning time (compare --max-gap). TAG=NAME gives a run its own folders (NET-NAME), e.g. after
 # the shipped checkpoint is remade:
 #   TAG=ckpt-2026-12-04 MODELS=gnn,xgb bash benchmarks/bench_default.sh cnn
+# MEASURES_PER_ROUND sets the programs measured a round for every model (16 by default); give the
+# run a TAG of its own, e.g. TAG=r8 MEASURES_PER_ROUND=8.
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
 SEEDS=${SEEDS:-3}
 PER_TASK=${TRIALS_PER_TASK:-40}
 MODELS=${MODELS:-gnn,xgb,gnn-online}
+ROUND=${MEASURES_PER_ROUND:-16}
 export PYTHONPATH=benchmarks/models${PYTHONPATH:+:$PYTHONPATH}
 source "$(dirname "$0")/common.sh"
 for net in "$@"; do
@@ -26,6 +29,6 @@ for net in "$@"; do
   name=$name${TAG:+-$TAG}
   out=runs/default-$name
   $PY -m tvm_gnn_cost compare --network "unseen:$net" --models "$MODELS" \
-    --trials $((tasks * PER_TASK)) --seeds "$SEEDS" --out "$out"
+    --trials $((tasks * PER_TASK)) --seeds "$SEEDS" --measures-per-round "$ROUND" --out "$out"
   keep_run "$out" "benchmarks/results/default/$name"
 done
