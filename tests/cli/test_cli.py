@@ -102,6 +102,21 @@ def test_compare_writes_curves_plot_and_summary(tmp_path, capsys):
     assert len(data) == 2
 
 
+def test_budgets_that_cannot_run_are_refused_before_any_work(tmp_path, capsys):
+    log = str(tmp_path / "x.json")
+    for bad in (["--trials", "0"], ["--trials", "-5"], ["--trials", "8", "--measures-per-round", "0"]):
+        with pytest.raises(SystemExit) as refused:
+            main(["tune", "--network", "matmul", *bad, "--log", log])
+        assert refused.value.code == 2  # argparse's usage error
+    assert "must be at least 1, got -5" in capsys.readouterr().err
+    # demo has two tasks: TVM's TaskScheduler would refuse one trial only once tuning starts
+    with pytest.raises(SystemExit, match="1 trial cannot tune 2 tasks.*at least 2 trials"):
+        main(["tune", "--network", "demo", "--trials", "1", "--log", log])
+    with pytest.raises(SystemExit, match="1 trial cannot tune 2 tasks"):
+        main(["compare", "--network", "demo", "--trials", "1", "--out", str(tmp_path / "c")])
+    assert not os.path.exists(log) and not os.path.exists(tmp_path / "c" / "logs")
+
+
 def test_bad_target_is_refused_with_a_hint(tmp_path):
     with pytest.raises(SystemExit, match="invalid --target"):
         main(["tune", *MATMUL, "--trials", "8", "--log", str(tmp_path / "x.json"),

@@ -169,6 +169,23 @@ def count_records(log_file: str, tasks: Sequence[auto_scheduler.SearchTask]) -> 
     return sum(1 for inp in inputs if (inp.task.workload_key, str(inp.task.target)) in keys)
 
 
+def check_budget(tasks: Sequence, trials: int, measures_per_round: int = 16) -> None:
+    """Refuse ``trials`` under one a task for a search that starts afresh, which
+    ``TaskScheduler`` refuses only once tuning starts, with a traceback.
+
+    Raises
+    ------
+    ValueError
+        Saying how many trials the tasks need.
+    """
+    if 0 < trials < len(tasks):
+        raise ValueError(
+            f"{trials} trial{'s' if trials > 1 else ''} cannot tune {len(tasks)} tasks: Ansor "
+            f"measures every task at least once, so give at least {len(tasks)} trials "
+            f"({len(tasks) * measures_per_round} give every task one round of "
+            f"{measures_per_round})")
+
+
 def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_file: str,
          weights: Optional[Sequence[float]] = None, seed: int = 0,
          search_params: Optional[Dict] = None, measures_per_round: int = 16,
@@ -208,6 +225,8 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
     for target in {str(t.target) for t in tasks}:
         check_target(target)
     done, init = _resume(model, tasks, log_file) if resume else (0, [])
+    if not done:
+        check_budget(tasks, trials, measures_per_round)
     policies = [auto_scheduler.SketchPolicy(t, program_cost_model=model, params=search_params,
                                             seed=seed + i, verbose=verbose,
                                             init_search_callbacks=init)

@@ -4,24 +4,24 @@ from __future__ import annotations
 import argparse
 
 from ..ansor.measure import LABELS  # loads no TVM: building the parser stays fast
-from .common import (add_prior_args, add_workload_args, load_network, parse_target,
-                     prior_choice, runner, search_params)
+from .common import (add_prior_args, add_workload_args, at_least, check_budget, load_network,
+                     parse_target, prior_choice, runner, search_params)
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
     co = sub.add_parser("collect", help="measure random programs of each task into a dataset log")
     add_workload_args(co)
-    co.add_argument("--programs-per-task", type=int, default=64)
+    co.add_argument("--programs-per-task", type=at_least(1), default=64)
     co.add_argument("--out", required=True, help="Ansor log to append to (tasks saved beside it)")
     co.add_argument("--seed", type=int, default=0)
     labels = LABELS
-    co.add_argument("--number", type=int, default=labels.number,
+    co.add_argument("--number", type=at_least(1), default=labels.number,
                     help=f"runs averaged into one repeat of a label (default {labels.number})")
-    co.add_argument("--repeat", type=int, default=labels.repeat,
+    co.add_argument("--repeat", type=at_least(1), default=labels.repeat,
                     help=f"repeats of a label, each kept in the log (default {labels.repeat})")
-    co.add_argument("--min-repeat-ms", type=int, default=labels.min_repeat_ms,
+    co.add_argument("--min-repeat-ms", type=at_least(0), default=labels.min_repeat_ms,
                     help=f"a repeat runs at least this long (default {labels.min_repeat_ms})")
-    co.add_argument("--search-trials", type=int, default=0,
+    co.add_argument("--search-trials", type=at_least(0), default=0,
                     help="then also tune with the GNN for this many trials into the same log")
     add_prior_args(co)
     return co
@@ -33,16 +33,13 @@ def run(args) -> int:
     from ..ansor.taskfile import tasks_path
     from ..ansor.tuning import make_model, tune
 
-    if args.programs_per_task < 1:
-        raise SystemExit("error: --programs-per-task must be at least 1")
-    if min(args.number, args.repeat) < 1 or args.min_repeat_ms < 0:
-        raise SystemExit("error: --number and --repeat must be at least 1, --min-repeat-ms at "
-                         "least 0")
     labels = MeasureSettings(args.number, args.repeat, args.min_repeat_ms)
     prior = prior_choice(args)
     target = parse_target(args.target)
     workload = load_network(args, target)
     print(f"{args.network}: {len(workload.tasks)} tasks, target {target}", flush=True)
+    if args.search_trials:
+        check_budget(workload.tasks, args.search_trials, args.measures_per_round)
     total = collect(workload.tasks, args.programs_per_task, args.out, seed=args.seed,
                     progress=True, runner=runner(args, labels), weights=workload.weights)
     if args.search_trials:

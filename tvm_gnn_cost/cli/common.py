@@ -15,6 +15,20 @@ COMPARE_MODELS = ("gnn", "gnn-online", "gnn-prior", "gnn-pretrained", "xgb", "xg
                   "random")
 
 
+def at_least(minimum: int):
+    """An argparse ``type``: an integer of at least ``minimum``, refused with a usage error
+    (not a traceback from TVM later) otherwise."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+    return parse
+
+
 def _shape(text: str):
     try:
         return tuple(int(x) for x in text.split(","))
@@ -37,7 +51,7 @@ def add_workload_args(p: argparse.ArgumentParser) -> None:
                    help="convert a model file's convolutions to this layout (default NHWC on "
                         "CPU targets, which Ansor's CPU schedules are written for; none keeps "
                         "the model's)")
-    p.add_argument("--batch-size", type=int, default=1)
+    p.add_argument("--batch-size", type=at_least(1), default=1)
     p.add_argument("--input-shape", type=_shape, default=None,
                    help="built-in networks: H,W,C for CNNs; sequence length for bert; n,m,k "
                         "for matmul; H,W,Cin,Cout,kernel for conv2d")
@@ -45,7 +59,8 @@ def add_workload_args(p: argparse.ArgumentParser) -> None:
                    help="any TVM target string (default: the host CPU with its -mcpu)")
     p.add_argument("--search", choices=["small", "default"], default="small",
                    help="SketchPolicy size: 'small' (population 256, 2 iterations) or Ansor's default")
-    p.add_argument("--measures-per-round", type=int, default=16)
+    p.add_argument("--measures-per-round", type=at_least(1), default=16,
+                   help="programs measured in a round of one task (default 16)")
     p.add_argument("--rpc-key", default=None, help="measure on devices of this key at an RPC tracker")
     p.add_argument("--rpc-host", default="127.0.0.1")
     p.add_argument("--rpc-port", type=int, default=9190)
@@ -66,6 +81,17 @@ def load_network(args, target):
                              None if layout == "none" else layout)
     except (ValueError, FileNotFoundError) as err:
         raise SystemExit(f"error: --network {args.network}: {err}")
+
+
+def check_budget(tasks, trials: int, measures_per_round: int) -> None:
+    """Exit with what was wrong when ``trials`` are too few for ``tasks`` (before the long
+    work starts, not with TVM's traceback once tuning does)."""
+    from ..ansor.tuning import check_budget as check
+
+    try:
+        check(tasks, trials, measures_per_round)
+    except ValueError as err:
+        raise SystemExit(f"error: {err}") from None
 
 
 def add_prior_args(p: argparse.ArgumentParser) -> None:

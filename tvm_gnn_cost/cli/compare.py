@@ -19,7 +19,8 @@ import time
 from dataclasses import asdict
 from typing import Callable, List
 
-from .common import COMPARE_MODELS, add_workload_args, load_network, parse_target
+from .common import (COMPARE_MODELS, add_workload_args, at_least, check_budget, load_network,
+                     parse_target)
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -41,10 +42,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
     c.add_argument("--searcher", choices=["ansor", "metaschedule"], default="ansor",
                    help="the search to compare models in; metaschedule takes the models gnn, "
                         "xgb, mlp and random (MetaSchedule's own)")
-    c.add_argument("--trials-per-iter", type=int, default=16,
+    c.add_argument("--trials-per-iter", type=at_least(1), default=16,
                    help="metaschedule: candidates measured per search iteration")
-    c.add_argument("--trials", type=int, required=True, help="trials per run")
-    c.add_argument("--seeds", type=int, default=3, help="runs per model, seeds 0..N-1")
+    c.add_argument("--trials", type=at_least(1), required=True, help="trials per run")
+    c.add_argument("--seeds", type=at_least(0), default=3, help="runs per model, seeds 0..N-1")
     c.add_argument("--out", required=True, help="folder for logs, curves, plot and summary")
     c.add_argument("--max-gap", type=float, default=300.0,
                    help="seconds between two records counted as the job not running (a crash "
@@ -81,6 +82,8 @@ def _ansor(args, target, models: List[str]) -> int:
             raise SystemExit(f"error: {name} needs --pretrained CHECKPOINT (an existing file "
                              "written by `tvm-gnn-cost pretrain`)")
     workload = load_network(args, target)
+    if args.seeds:
+        check_budget(workload.tasks, args.trials, args.measures_per_round)
     logs_dir = os.path.join(args.out, "logs")
     os.makedirs(logs_dir, exist_ok=True)
     runs = []  # (model, seed, log)

@@ -5,8 +5,8 @@ import argparse
 import os
 import sys
 
-from .common import (add_prior_args, add_workload_args, load_network, parse_target,
-                     prior_choice, runner, search_params)
+from .common import (add_prior_args, add_workload_args, at_least, check_budget, load_network,
+                     parse_target, prior_choice, runner, search_params)
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -16,7 +16,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="gnn (default: the online GNN, with the shipped checkpoint as a prior "
                         "where the target fits it), xgb (stock Ansor's XGBModel), xgb-w16 "
                         "(XGBModel with the GNN's 16-record warm-up), random")
-    t.add_argument("--trials", type=int, required=True, help="total measurement trials")
+    t.add_argument("--trials", type=at_least(1), required=True,
+                   help="total measurement trials, at least one a task")
     t.add_argument("--log", required=True, help="Ansor log to write (standard format)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--resume", action="store_true",
@@ -57,6 +58,8 @@ def run(args) -> int:
         raise SystemExit("error: --export writes the built library; drop --no-build")
     workload = load_network(args, target)
     print(f"{args.network}: {len(workload.tasks)} tasks, target {target}", flush=True)
+    if not args.resume:
+        check_budget(workload.tasks, args.trials, args.measures_per_round)
     model = make_model(args.model, args.seed, workload.tasks, args.trials,
                        args.measures_per_round, prior=None if args.pretrained else prior,
                        pretrained=args.pretrained, prior_records=args.prior_records)
