@@ -139,6 +139,16 @@ def test_bad_model_arguments_are_refused_with_the_fix(tmp_path):
         main(["tune", "--network", path, "--trials", "4", "--log", log])
     with pytest.raises(SystemExit, match="cannot load no_such_module:build"):
         main(["tune", "--network", "no_such_module:build", "--trials", "4", "--log", log])
+    for name, what in (("bad.onnx", "not a readable ONNX model"),
+                       ("bad.pt", "not a readable TorchScript file")):
+        (tmp_path / name).write_bytes(b"not a model")
+        with pytest.raises(SystemExit, match=what):
+            main(["tune", "--network", str(tmp_path / name), "--input-shapes", "x:[1,3]",
+                  "--trials", "4", "--log", log])
+    torch.save(model, str(tmp_path / "pickled.pt"))  # torch.save, not TorchScript
+    with pytest.raises(SystemExit, match="torch.jit.script"):
+        main(["tune", "--network", str(tmp_path / "pickled.pt"), "--input-shapes",
+              "x:[1,3,32,32]", "--trials", "4", "--log", log])
 
 
 def test_compare_on_a_users_model_reports_the_framework_time_beside_the_builds(tmp_path,

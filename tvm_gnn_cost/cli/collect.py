@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 
 from ..ansor.measure import LABELS  # loads no TVM: building the parser stays fast
-from .common import (add_prior_args, add_workload_args, at_least, check_budget, load_network,
-                     parse_target, prior_choice, runner, search_params)
+from .common import (add_prior_args, add_workload_args, at_least, check_budget, ensure_folder,
+                     load_network, parse_target, prior_choice, runner, search_params)
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -36,6 +36,7 @@ def run(args) -> int:
     labels = MeasureSettings(args.number, args.repeat, args.min_repeat_ms)
     prior = prior_choice(args)
     target = parse_target(args.target)
+    ensure_folder("--out", args.out)
     workload = load_network(args, target)
     print(f"{args.network}: {len(workload.tasks)} tasks, target {target}", flush=True)
     if args.search_trials:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 from typing import List, Optional, Sequence
 
 #: Models ``compare`` runs: ``gnn`` is the default model (the online GNN with the shipped
@@ -81,6 +82,18 @@ def load_network(args, target):
                              None if layout == "none" else layout)
     except (ValueError, FileNotFoundError) as err:
         raise SystemExit(f"error: --network {args.network}: {err}")
+
+
+def ensure_folder(flag: str, path: str) -> None:
+    """Create the folder ``path`` will be written into, or exit saying why it cannot be: TVM
+    writes log records without an error where it cannot, and the measurements are lost."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as err:
+        raise SystemExit(f"error: {flag} {path}: cannot create its folder ({err.strerror})")
+    if not os.access(folder, os.W_OK):
+        raise SystemExit(f"error: {flag} {path}: its folder {folder} is not writable")
 
 
 def check_budget(tasks, trials: int, measures_per_round: int) -> None:

@@ -5,8 +5,8 @@ import argparse
 import os
 import sys
 
-from .common import (add_prior_args, add_workload_args, at_least, check_budget, load_network,
-                     parse_target, prior_choice, runner, search_params)
+from .common import (add_prior_args, add_workload_args, at_least, check_budget, ensure_folder,
+                     load_network, parse_target, prior_choice, runner, search_params)
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -56,7 +56,15 @@ def run(args) -> int:
                          "--pretrained fine-tunes one; pass one of them")
     if args.export and args.no_build:
         raise SystemExit("error: --export writes the built library; drop --no-build")
+    for flag, path in (("--log", args.log), ("--export", args.export)):
+        if path:
+            ensure_folder(flag, path)
     workload = load_network(args, target)
+    if args.export and not workload.is_network:
+        raise SystemExit(f"error: --export writes a network's library; {args.network} is "
+                         "single operators, each built and checked on its own. Tune a network "
+                         "(a model file, package.module:function or a built-in network) to "
+                         "export it")
     print(f"{args.network}: {len(workload.tasks)} tasks, target {target}", flush=True)
     if not args.resume:
         check_budget(workload.tasks, args.trials, args.measures_per_round)

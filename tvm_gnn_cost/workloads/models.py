@@ -97,7 +97,11 @@ def _from_onnx(path: str, shapes: Dict[str, Tuple[int, ...]]) -> ModelSource:
 
     if not os.path.exists(path):
         raise FileNotFoundError(f"no ONNX file at {path}")
-    model = onnx.load(path)
+    try:
+        model = onnx.load(path)
+    except Exception as err:  # noqa: BLE001 - protobuf's DecodeError and others
+        raise ValueError(f"{path} is not a readable ONNX model ({type(err).__name__}: {err}); "
+                         "export it again with torch.onnx.export or check the file") from None
     initializers = {i.name for i in model.graph.initializer}
     inputs: Dict[str, Tuple[Tuple[int, ...], str]] = {}
     for value in model.graph.input:
@@ -137,7 +141,13 @@ def _from_torchscript(path: str, shapes: Dict[str, Tuple[int, ...]]) -> ModelSou
     if not shapes:
         raise ValueError("a TorchScript file does not say its input shapes; give them with "
                          "--input-shapes 'input0:[1,3,224,224]'")
-    module = torch.jit.load(path, map_location="cpu").eval()
+    try:
+        module = torch.jit.load(path, map_location="cpu").eval()
+    except RuntimeError as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        raise ValueError(f"{path} is not a readable TorchScript file ({first}); save it with "
+                         "torch.jit.script(model).save(path), or pass --network package.module:function "
+                         "returning the module and example inputs") from None
     examples = [torch.rand(*s) for s in shapes.values()]
     return _torch_source(os.path.basename(path), module, examples, list(shapes))
 
