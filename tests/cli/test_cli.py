@@ -136,6 +136,27 @@ def test_where_results_cannot_be_written_is_said_before_tuning(tmp_path):
     assert len(records(log)) == 8
 
 
+def test_missing_files_and_bad_checkpoints_end_in_one_error_line(tmp_path):
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a checkpoint")
+    log = str(tmp_path / "x.json")
+    for argv, what in [
+            (["tune", *MATMUL, "--trials", "8", "--log", log, "--prior", str(bad)],
+             "not a readable GNNCostModel checkpoint .*tvm-gnn-cost pretrain"),
+            (["tune", *MATMUL, "--trials", "8", "--log", log, "--pretrained", str(bad)],
+             "not a readable GNNCostModel checkpoint"),
+            (["tune", *MATMUL, "--trials", "8", "--log", log,
+              "--prior", str(tmp_path / "none.pt")], "No such file.*none.pt"),
+            (["evaluate", "--baseline", "none", "--model", str(bad), "--", log],
+             "not a readable GNNCostModel checkpoint"),
+            (["plot", str(tmp_path / "no-run")], "curves.json not found")]:
+        with pytest.raises(SystemExit, match=what):
+            main(argv)
+    assert not os.path.exists(log)
+    with pytest.raises(ValueError, match="not a readable"):  # -v keeps the traceback
+        main(["tune", *MATMUL, "--trials", "8", "--log", log, "--prior", str(bad), "-v"])
+
+
 def test_bad_target_is_refused_with_a_hint(tmp_path):
     with pytest.raises(SystemExit, match="invalid --target"):
         main(["tune", *MATMUL, "--trials", "8", "--log", str(tmp_path / "x.json"),

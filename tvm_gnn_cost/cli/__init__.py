@@ -40,7 +40,20 @@ def main(argv: Optional[List[str]] = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     if args.command != "plot" and getattr(args, "searcher", "ansor") == "ansor":
         require_ansor(args.command)
-    return COMMANDS[args.command].run(args)
+    try:
+        return COMMANDS[args.command].run(args)
+    except (FileNotFoundError, ValueError) as err:
+        if getattr(args, "verbose", False) or not _says_the_fix(err):
+            raise
+        raise SystemExit(f"error: {err}") from None
+
+
+def _says_the_fix(err: Exception) -> bool:
+    """Errors whose message is all a user needs (a missing file, a file that is not a
+    checkpoint): one line instead of a traceback; ``-v`` keeps the traceback."""
+    from ..core.checkpoint import CheckpointError
+
+    return isinstance(err, (FileNotFoundError, CheckpointError))
 
 
 __all__ = ["build_parser", "main"]

@@ -53,27 +53,36 @@ def save_checkpoint(path: str, trainer: OnlineTrainer, featurizer_config: Featur
         raise
 
 
+class CheckpointError(ValueError):
+    """A file that is not a checkpoint this version of tvm_gnn_cost can load; the message
+    says how to get one."""
+
+
 def load_checkpoint(path: str) -> Tuple[dict, ModelConfig, TrainerConfig, FeaturizerConfig]:
     """The payload and configs of a checkpoint written by :func:`save_checkpoint`.
 
     Raises
     ------
-    ValueError
+    CheckpointError
         If the file is not a checkpoint, is corrupt, or was written for
         another feature schema.
+    FileNotFoundError
+        If there is no file at ``path``.
     """
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:
         raise
     except Exception as err:  # noqa: BLE001 - torch raises many kinds on a bad file
-        raise ValueError(f"{path} is not a readable GNNCostModel checkpoint "
-                         f"(corrupt or another format): {err}") from err
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise CheckpointError(f"{path} is not a readable GNNCostModel checkpoint (corrupt or "
+                              f"another format: {first}); write one with GNNCostModel.save() "
+                              "or `tvm-gnn-cost pretrain`") from err
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a GNNCostModel checkpoint; "
-                         "write one with GNNCostModel.save()")
+        raise CheckpointError(f"{path} is not a GNNCostModel checkpoint; "
+                              "write one with GNNCostModel.save() or `tvm-gnn-cost pretrain`")
     if payload.get("schema") != FEATURE_SCHEMA_VERSION:
-        raise ValueError(
+        raise CheckpointError(
             f"{path} was saved with feature schema {payload.get('schema')}, but this "
             f"tvm_gnn_cost uses schema {FEATURE_SCHEMA_VERSION}; retrain the model "
             "(update_from_file on its tuning logs) with this version")
@@ -85,7 +94,7 @@ def load_checkpoint(path: str) -> Tuple[dict, ModelConfig, TrainerConfig, Featur
 def check_feature_names(path: str, payload: dict, names: List[str]) -> None:
     """Refuse a checkpoint whose node features are not ``names``."""
     if payload["feature_names"] != list(names):
-        raise ValueError(f"{path} has other node features than this tvm_gnn_cost; "
+        raise CheckpointError(f"{path} has other node features than this tvm_gnn_cost; "
                          "retrain the model with this version")
 
 
@@ -120,9 +129,11 @@ class Checkpointed:
 
         Raises
         ------
-        ValueError
+        CheckpointError
             If the file is not a checkpoint, is corrupt, or was written for another feature
-            schema.
+            schema (a ``ValueError``).
+        FileNotFoundError
+            If there is no file at ``path``.
         """
         payload, mcfg, tcfg, fcfg = load_checkpoint(path)
         self._build(mcfg, tcfg, fcfg)
