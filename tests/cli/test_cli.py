@@ -104,7 +104,8 @@ def test_compare_writes_curves_plot_and_summary(tmp_path, capsys):
 
 def test_budgets_that_cannot_run_are_refused_before_any_work(tmp_path, capsys):
     log = str(tmp_path / "x.json")
-    for bad in (["--trials", "0"], ["--trials", "-5"], ["--trials", "8", "--measures-per-round", "0"]):
+    for bad in (["--trials", "0"], ["--trials", "-5"],
+                ["--trials", "8", "--measures-per-round", "0"]):
         with pytest.raises(SystemExit) as refused:
             main(["tune", "--network", "matmul", *bad, "--log", log])
         assert refused.value.code == 2  # argparse's usage error

@@ -146,8 +146,9 @@ def _from_torchscript(path: str, shapes: Dict[str, Tuple[int, ...]]) -> ModelSou
     except RuntimeError as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else ""
         raise ValueError(f"{path} is not a readable TorchScript file ({first}); save it with "
-                         "torch.jit.script(model).save(path), or pass --network package.module:function "
-                         "returning the module and example inputs") from None
+                         "torch.jit.script(model).save(path), or pass --network "
+                         "package.module:function returning the module and example "
+                         "inputs") from None
     examples = [torch.rand(*s) for s in shapes.values()]
     return _torch_source(os.path.basename(path), module, examples, list(shapes))
 
