@@ -162,6 +162,10 @@ def test_bad_target_is_refused_with_a_hint(tmp_path):
     with pytest.raises(SystemExit, match="invalid --target"):
         main(["tune", *MATMUL, "--trials", "8", "--log", str(tmp_path / "x.json"),
               "--target", "nonsense-target"])
+    # LLVM would print an error and tune generic code under the misspelt name
+    with pytest.raises(SystemExit, match="-mcpu=znver44 is not a CPU .* -mcpu="):
+        main(["tune", *MATMUL, "--trials", "8", "--log", str(tmp_path / "x.json"),
+              "--target", "llvm -mcpu=znver44"])
 
 
 def test_a_target_this_tvm_cannot_compile_for_is_refused(tmp_path, cuda_task, caplog):

@@ -53,8 +53,8 @@ def shipped_prior_mismatch(target) -> Optional[str]:
 
 
 def check_target(target) -> None:
-    """Raise ``ValueError`` if this TVM build cannot compile code for ``target``; warn
-    about an LLVM CPU target without ``-mcpu``.
+    """Raise ``ValueError`` if this TVM build cannot compile code for ``target``, or if its
+    ``-mcpu`` is not a CPU that LLVM knows; warn about an LLVM CPU target without ``-mcpu``.
 
     A CUDA target on a TVM built without CUDA otherwise fails every single
     measurement with a build error, hours into a tuning job.
@@ -66,6 +66,17 @@ def check_target(target) -> None:
             f"this TVM build cannot compile for target kind {kind!r} (no target.build.{kind}). "
             f"Install a TVM built with {kind} support (for CUDA: USE_CUDA=ON), or tune for the "
             "host CPU (the default target).")
+    if kind == "llvm" and target.mcpu:
+        # LLVM prints an error for a CPU it does not know, then emits generic code
+        codegen = tvm.target.codegen
+        archlist = getattr(codegen, "llvm_get_cpu_archlist", None)  # TVM 0.19 has it
+        known = [str(c) for c in archlist(target) or []] if archlist else []
+        if known and str(target.mcpu) not in known:
+            triple = target.attrs.get("mtriple", "") or codegen.llvm_get_system_triple()
+            raise ValueError(
+                f"-mcpu={target.mcpu} is not a CPU that this LLVM knows for {triple}; use "
+                f"-mcpu={codegen.llvm_get_system_cpu()} for this machine, or one of "
+                f"{', '.join(sorted(known)[:8])}, ...")
     if kind == "llvm" and not target.mcpu:
         logger.warning("target %r has no -mcpu: LLVM emits generic x86-64 code. "
                        "Add -mcpu=%s for this machine.", str(target),
