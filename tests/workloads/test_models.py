@@ -137,6 +137,11 @@ def test_bad_model_arguments_are_refused_with_the_fix(tmp_path):
     torch.jit.trace(model, (x,)).save(path)
     with pytest.raises(SystemExit, match="--input-shapes"):
         main(["tune", "--network", path, "--trials", "4", "--log", log])
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(SystemExit, match="--export .*cannot create its folder"):
+        main(["tune", "--network", path, "--input-shapes", "x:[1,3,8,8]", "--trials", "4",
+              "--log", log, "--export", str(tmp_path / "a-file" / "m.so")])
+    assert not os.path.exists(log)
     with pytest.raises(SystemExit, match="cannot load no_such_module:build"):
         main(["tune", "--network", "no_such_module:build", "--trials", "4", "--log", log])
     for name, what in (("bad.onnx", "not a readable ONNX model"),

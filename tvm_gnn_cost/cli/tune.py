@@ -56,15 +56,15 @@ def run(args) -> int:
                          "--pretrained fine-tunes one; pass one of them")
     if args.export and args.no_build:
         raise SystemExit("error: --export writes the built library; drop --no-build")
-    for flag, path in (("--log", args.log), ("--export", args.export)):
-        if path:
-            ensure_folder(flag, path)
     workload = load_network(args, target)
     if args.export and not workload.is_network:
         raise SystemExit(f"error: --export writes a network's library; {args.network} is "
                          "single operators, each built and checked on its own. Tune a network "
                          "(a model file, package.module:function or a built-in network) to "
                          "export it")
+    for flag, path in (("--log", args.log), ("--export", args.export)):
+        if path:
+            ensure_folder(flag, path)
     print(f"{args.network}: {len(workload.tasks)} tasks, target {target}", flush=True)
     if not args.resume:
         check_budget(workload.tasks, args.trials, args.measures_per_round)
