@@ -18,6 +18,7 @@ from .featurizer import task_key
 from .logs import read_log
 from .sampling import measure_states, sample_states
 from .taskfile import save_tasks, tasks_path
+from .workers import persistent_workers
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -56,25 +57,26 @@ def collect(tasks: Sequence[auto_scheduler.SearchTask], per_task: int, log: str,
         bar = tqdm(total=sum(missing.values()), desc="collect", unit="program")
     new = 0
     try:
-        for i, task in enumerate(tasks):
-            need = missing[task_key(task)]
-            if not need:
-                continue
-            seen = have.setdefault(task_key(task), set())
-            states = []
-            for s in sample_states(task, per_task + len(seen), seed=seed + i):
-                step = _steps(auto_scheduler.MeasureInput(task, s))
-                if step not in seen:
-                    seen.add(step)
-                    states.append(s)
-                    if len(states) == need:
-                        break
-            for s in range(0, len(states), chunk):
-                part = states[s:s + chunk]
-                measure_states(task, part, log, builder=builder, runner=runner)
-                new += len(part)
-                if bar:
-                    bar.update(len(part))
+        with persistent_workers():  # one builder pool and one runner for all chunks
+            for i, task in enumerate(tasks):
+                need = missing[task_key(task)]
+                if not need:
+                    continue
+                seen = have.setdefault(task_key(task), set())
+                states = []
+                for s in sample_states(task, per_task + len(seen), seed=seed + i):
+                    step = _steps(auto_scheduler.MeasureInput(task, s))
+                    if step not in seen:
+                        seen.add(step)
+                        states.append(s)
+                        if len(states) == need:
+                            break
+                for s in range(0, len(states), chunk):
+                    part = states[s:s + chunk]
+                    measure_states(task, part, log, builder=builder, runner=runner)
+                    new += len(part)
+                    if bar:
+                        bar.update(len(part))
     finally:
         if bar:
             bar.close()
