@@ -32,7 +32,8 @@ def test_workers_are_kept_across_batches_restarted_when_they_die_and_stopped_aft
     with persistent_workers():
         first = _measure(matmul_task, states[:4])
         kept = _workers() - before
-        second = _measure(matmul_task, states[4:8])
+        with persistent_workers():  # nested: the outer block's processes, left running
+            second = _measure(matmul_task, states[4:8])
         assert _workers() - before == kept and len(kept) == 3  # 2 builders, 1 runner, reused
         assert all(int(r.error_no) == 0 and r.costs[0].value > 0 for r in first + second)
 

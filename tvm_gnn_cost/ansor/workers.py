@@ -19,6 +19,7 @@ import threading
 from typing import Dict, Iterator
 
 _LOCK = threading.Lock()
+_ACTIVE = [False]  # a block is open: nested ones use its processes
 
 
 @contextlib.contextmanager
@@ -31,11 +32,7 @@ def persistent_workers() -> Iterator[None]:
     from tvm.auto_scheduler import measure
 
     with _LOCK:
-        if getattr(measure, "_tvm_gnn_cost_workers", False):
-            nested = True
-        else:
-            nested = False
-            measure._tvm_gnn_cost_workers = True
+        nested, _ACTIVE[0] = _ACTIVE[0], True
     if nested:
         yield
         return
@@ -60,7 +57,7 @@ def persistent_workers() -> Iterator[None]:
         yield
     finally:
         measure.PopenPoolExecutor, measure.PopenWorker = pool_class, worker_class
-        measure._tvm_gnn_cost_workers = False
+        _ACTIVE[0] = False
         for worker in workers.values():
             worker.kill()
         pools.clear()  # the last reference: the pools' __del__ kills their processes
