@@ -76,6 +76,30 @@ class ProgressBar(TaskSchedulerCallback):
         self.bar.close()
 
 
+class FirstRound(TaskSchedulerCallback):
+    """Measures at most ``first`` programs in a task's first round, the scheduler's round size
+    in the others.
+
+    ``TaskScheduler`` gives every task one full round before it turns to the tasks that matter
+    most; a cost model that ranks well from the start (a pretrained prior) needs fewer
+    programs to get every task an estimate, so the first pass over the tasks can be shorter.
+    """
+
+    def __init__(self, first: int):
+        self.first = first
+        self._per_round: Optional[int] = None
+
+    def pre_tune(self, task_scheduler, task_id):
+        if self._per_round is None:  # TaskScheduler's own, cut to the budget
+            self._per_round = int(task_scheduler.num_measures_per_round)
+        fresh = not task_scheduler.task_cts[task_id]
+        task_scheduler.num_measures_per_round = (min(self.first, self._per_round) if fresh
+                                                 else self._per_round)
+
+    def post_tune(self, task_scheduler, task_id):
+        task_scheduler.num_measures_per_round = self._per_round
+
+
 class _BudgetSpent(Exception):
     pass
 
@@ -190,7 +214,7 @@ def check_budget(tasks: Sequence, trials: int, measures_per_round: int = 16) -> 
 def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_file: str,
          weights: Optional[Sequence[float]] = None, seed: int = 0,
          search_params: Optional[Dict] = None, measures_per_round: int = 16,
-         builder=None, runner=None, resume: bool = False, progress: bool = False,
+         first_round: Optional[int] = None, builder=None, runner=None, resume: bool = False, progress: bool = False,
          verbose: int = 0, name: str = "") -> Curve:
     """Tune ``tasks`` with ``model`` until ``trials`` measurements; returns the search curve.
 
@@ -212,6 +236,8 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
         ``SketchPolicy`` parameters (default: Ansor's; :data:`SMALL_SEARCH` for quick runs).
     measures_per_round : int
         Programs measured per round.
+    first_round : int, optional
+        Programs measured in each task's first round (default ``measures_per_round``).
     builder, runner : optional
         Ansor builder and runner (default ``LocalBuilder`` and a ``LocalRunner`` with a
         short repeat; pass an ``RPCRunner`` to measure on remote devices).
@@ -244,6 +270,8 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
     asked = left if not done else max(left, measures_per_round * len(tasks))
     if asked > left:
         callbacks.append(_StopAfter(left))
+    if first_round and first_round != measures_per_round:
+        callbacks.append(FirstRound(first_round))
     options = auto_scheduler.TuningOptions(
         num_measure_trials=asked,
         num_measures_per_round=measures_per_round,

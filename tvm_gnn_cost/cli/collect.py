@@ -49,7 +49,8 @@ def run(args) -> int:
                            prior_records=args.prior_records)
         tune(workload.tasks, model, args.search_trials, args.out,
              weights=workload.weights, seed=args.seed, search_params=search_params(args),
-             measures_per_round=args.measures_per_round, runner=runner(args), progress=True)
+             measures_per_round=args.measures_per_round, first_round=args.first_round,
+             runner=runner(args), progress=True)
     print(f"{args.out}: {total} random programs of {len(workload.tasks)} tasks; "
           f"tasks in {tasks_path(args.out)}")
     return 0

@@ -62,6 +62,9 @@ def add_workload_args(p: argparse.ArgumentParser) -> None:
                    help="SketchPolicy size: 'small' (population 256, 2 iterations) or Ansor's default")
     p.add_argument("--measures-per-round", type=at_least(1), default=16,
                    help="programs measured in a round of one task (default 16)")
+    p.add_argument("--first-round", type=at_least(1), default=None, metavar="N",
+                   help="programs measured in each task's first round (default: as many as "
+                        "in the others)")
     p.add_argument("--rpc-key", default=None, help="measure on devices of this key at an RPC tracker")
     p.add_argument("--rpc-host", default="127.0.0.1")
     p.add_argument("--rpc-port", type=int, default=9190)

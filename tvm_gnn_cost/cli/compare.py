@@ -254,6 +254,8 @@ def _tune_command(args, target, model: str, seed: int, log: str) -> List[str]:
            "--prior-records", str(args.prior_records)]
     cmd += {"gnn-online": ["--no-prior"], "gnn-prior": ["--prior", str(args.pretrained)],
             "gnn-pretrained": ["--pretrained", str(args.pretrained)]}.get(model, [])
+    if args.first_round:
+        cmd += ["--first-round", str(args.first_round)]
     if args.input_shape:
         cmd += ["--input-shape", ",".join(map(str, args.input_shape))]
     if args.input_shapes:

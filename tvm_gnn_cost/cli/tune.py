@@ -75,8 +75,8 @@ def run(args) -> int:
         print(f"model: {describe(model)}", flush=True)
     curve = tune(workload.tasks, model, args.trials, args.log, weights=workload.weights,
                  seed=args.seed, search_params=search_params(args),
-                 measures_per_round=args.measures_per_round, runner=runner(args),
-                 resume=args.resume, progress=True, name=args.model)
+                 measures_per_round=args.measures_per_round, first_round=args.first_round,
+                 runner=runner(args), resume=args.resume, progress=True, name=args.model)
     if curve.trials:
         print(f"tuned to {curve.trials[-1]} trials in {curve.wall:.0f} s; estimated latency "
               f"{curve.final * 1e3:.4f} ms; log {args.log}")
