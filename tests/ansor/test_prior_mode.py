@@ -90,9 +90,17 @@ def test_tune_with_a_prior_measures_real_programs_and_refuses_it_for_xgboost(tmp
 
 
 def test_the_default_model_takes_the_shipped_prior_only_on_cpus_it_was_trained_for(caplog):
-    from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+    from tvm import auto_scheduler
 
-    assert GNNCostModel.pretrained("llvm -mcpu=znver4").prior_file == SHIPPED
+    from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+    from tvm_gnn_cost.ansor.tuning import default_first_round
+
+    default = GNNCostModel.pretrained("llvm -mcpu=znver4")
+    assert default.prior_file == SHIPPED
+    # with the prior the first pass over the tasks is short; without, a full round as Ansor's
+    assert default_first_round(default, 16) == 8 and default_first_round(default, 4) == 4
+    assert default_first_round(GNNCostModel.pretrained("llvm"), 16) == 16
+    assert default_first_round(auto_scheduler.XGBModel(), 16) == 16
     assert GNNCostModel.pretrained("llvm -mcpu=rocketlake").prior is not None  # AVX-512 Intel
     for target, why in (("llvm -mcpu=haswell", "AVX-512"), ("llvm", "no -mcpu"),
                         ("cuda", "not a CPU"),

@@ -100,6 +100,21 @@ class FirstRound(TaskSchedulerCallback):
         task_scheduler.num_measures_per_round = self._per_round
 
 
+#: Programs in a task's first round for a model with a pretrained prior (chosen on validation,
+#: ``benchmarks/results/default-model.md``).
+PRIOR_FIRST_ROUND = 8
+
+
+def default_first_round(model, measures_per_round: int) -> int:
+    """Programs in each task's first round when :func:`tune` is not told: at most
+    :data:`PRIOR_FIRST_ROUND` for a model with a pretrained prior, which ranks a task's first
+    programs without records of its own; a full round otherwise, as ``TaskScheduler`` does (the
+    warm-up of stock ``XGBModel`` is one full round of every task)."""
+    if getattr(model, "prior", None) is not None:
+        return min(PRIOR_FIRST_ROUND, measures_per_round)
+    return measures_per_round
+
+
 class _BudgetSpent(Exception):
     pass
 
@@ -214,7 +229,8 @@ def check_budget(tasks: Sequence, trials: int, measures_per_round: int = 16) -> 
 def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_file: str,
          weights: Optional[Sequence[float]] = None, seed: int = 0,
          search_params: Optional[Dict] = None, measures_per_round: int = 16,
-         first_round: Optional[int] = None, builder=None, runner=None, resume: bool = False, progress: bool = False,
+         first_round: Optional[int] = None, builder=None, runner=None,
+         resume: bool = False, progress: bool = False,
          verbose: int = 0, name: str = "") -> Curve:
     """Tune ``tasks`` with ``model`` until ``trials`` measurements; returns the search curve.
 
@@ -237,7 +253,8 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
     measures_per_round : int
         Programs measured per round.
     first_round : int, optional
-        Programs measured in each task's first round (default ``measures_per_round``).
+        Programs measured in each task's first round (default :func:`default_first_round`:
+        8 for a model with a prior, ``measures_per_round`` otherwise).
     builder, runner : optional
         Ansor builder and runner (default ``LocalBuilder`` and a ``LocalRunner`` with a
         short repeat; pass an ``RPCRunner`` to measure on remote devices).
@@ -270,7 +287,9 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
     asked = left if not done else max(left, measures_per_round * len(tasks))
     if asked > left:
         callbacks.append(_StopAfter(left))
-    if first_round and first_round != measures_per_round:
+    if first_round is None:
+        first_round = default_first_round(model, measures_per_round)
+    if first_round != measures_per_round:
         callbacks.append(FirstRound(first_round))
     options = auto_scheduler.TuningOptions(
         num_measure_trials=asked,

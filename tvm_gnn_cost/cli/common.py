@@ -63,8 +63,9 @@ def add_workload_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--measures-per-round", type=at_least(1), default=16,
                    help="programs measured in a round of one task (default 16)")
     p.add_argument("--first-round", type=at_least(1), default=None, metavar="N",
-                   help="programs measured in each task's first round (default: as many as "
-                        "in the others)")
+                   help="programs measured in each task's first round (default 8 for a model "
+                        "with a prior, which ranks a task's first programs without its records; "
+                        "as many as in the others otherwise)")
     p.add_argument("--rpc-key", default=None, help="measure on devices of this key at an RPC tracker")
     p.add_argument("--rpc-host", default="127.0.0.1")
     p.add_argument("--rpc-port", type=int, default=9190)
