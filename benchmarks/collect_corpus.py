@@ -42,7 +42,8 @@ def collect(args) -> None:
             continue
         cmd = [sys.executable, "-m", "tvm_gnn_cost", "collect", *net.collect_args(),
                "--programs-per-task", str(args.per_task), "--out", out,
-               "--seed", str(args.seed + 100 * i), *args.runner]
+               "--seed", str(args.seed + 100 * i if net.seed is None else net.seed),
+               *args.runner]
         print(f"[{time.strftime('%H:%M:%S')}] {net.split}/{net.name}: {' '.join(cmd[3:])}",
               flush=True)
         start = time.time()

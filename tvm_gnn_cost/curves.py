@@ -60,13 +60,15 @@ class Curve:
 
 def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: int,
                    start_time: Optional[float] = None, round_size: int = 16,
-                   max_gap: Optional[float] = None) -> Curve:
+                   max_gap: Optional[float] = None, first_round: Optional[int] = None) -> Curve:
     """Rebuild a curve from an Ansor log, one point per round.
 
     A round is a run of consecutive records of one task (how ``TaskScheduler`` measures),
-    at most ``round_size`` long. Records of tasks not in ``weights`` are skipped; a task of
-    weight 0 counts towards the trials but not towards the latency. Time is taken from
-    the records' timestamps, from ``start_time`` if given, else from the first record's.
+    at most ``round_size`` long, and at most ``first_round`` (default ``round_size``) for a
+    task's first round (``tune --first-round``). Records of tasks not in ``weights`` are
+    skipped; a task of weight 0 counts towards the trials but not towards the latency. Time
+    is taken from the records' timestamps, from ``start_time`` if given, else from the first
+    record's.
     A gap longer than ``max_gap`` seconds between two records is taken as time the job was
     not running (a crash, then a resume later) and left out.
     """
@@ -74,6 +76,7 @@ def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: i
     from .ansor.records import measured_cost
 
     best = {k: INF for k in weights}
+    rounds = {k: 0 for k in weights}  # rounds of each task begun
     curve = Curve(model, seed)
     prev_key, ts0, n, in_round = None, start_time, 0, 0
     last_ts, paused = 0.0, 0.0
@@ -81,9 +84,12 @@ def curve_from_log(log_file: str, weights: Dict[str, float], model: str, seed: i
         key = inp.task.workload_key
         if key not in best:
             continue
-        if prev_key is not None and (key != prev_key or in_round == round_size):
+        size = round_size if rounds[key] > 1 or first_round is None else first_round
+        if prev_key is not None and (key != prev_key or in_round == size):
             _add_point(curve, n, last_ts - ts0 - paused, best, weights)
             in_round = 0
+        if not in_round:
+            rounds[key] += 1
         n += 1
         in_round += 1
         ts = float(res.timestamp)

@@ -7,6 +7,7 @@ from tvm import auto_scheduler
 from tvm_gnn_cost.ansor.cost_model import GNNCostModel
 from tvm_gnn_cost.ansor.records import measured_cost
 from tvm_gnn_cost.core.labels import FAILED_COST
+from tvm_gnn_cost.curves import curve_from_log
 from tvm_gnn_cost.ansor.tuning import SMALL_SEARCH, tune
 
 
@@ -35,6 +36,9 @@ def test_task_scheduler_with_two_tasks_records_a_search_curve(matmul_task, conv_
     assert curve.trials[:2] == [4, 8] and all(
         b - a == 8 for a, b in zip(curve.trials[1:], curve.trials[2:]))
     assert curve.trials == sorted(curve.trials) and curve.trials[-1] == 32
+    rebuilt = curve_from_log(log, {matmul_task.workload_key: 1, conv_task.workload_key: 2},
+                             "gnn", 0, round_size=8, first_round=4)  # as compare does
+    assert rebuilt.trials == curve.trials
     finite = [lat for lat in curve.latency if math.isfinite(lat)]
     assert finite and all(b <= a for a, b in zip(finite, finite[1:]))  # best only improves
     best = {}  # best cost per task, from the log itself

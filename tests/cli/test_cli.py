@@ -245,3 +245,20 @@ def test_time_a_crashed_job_was_not_running_is_left_out(tmp_path, matmul_task):
     w = {matmul_task.workload_key: 1}
     assert curve_from_log(log, w, "gnn", 0, round_size=1).seconds == [0, 1, 990, 991]
     assert curve_from_log(log, w, "gnn", 0, round_size=1, max_gap=60).seconds == [0, 1, 1, 2]
+
+
+def test_a_short_first_round_is_its_own_point(tmp_path, matmul_task):
+    """With ``--first-round 4`` a one-task log holds a round of 4 then rounds of 8; rebuilt
+    without knowing it, the first two rounds would merge into one point."""
+    from tvm_gnn_cost.curves import curve_from_log
+    from tvm_gnn_cost.ansor.sampling import sample_states
+
+    log = str(tmp_path / "first.json")
+    costs = [5e-3] * 3 + [4e-3] + [3e-3] * 8  # the first round's best, then the second's
+    results = [auto_scheduler.MeasureResult([c], 0, "", 0.1, 10 + i) for i, c in enumerate(costs)]
+    auto_scheduler.save_records(log, [auto_scheduler.MeasureInput(matmul_task, s)
+                                      for s in sample_states(matmul_task, 12)], results)
+    w = {matmul_task.workload_key: 1}
+    curve = curve_from_log(log, w, "gnn", 0, round_size=8, first_round=4)
+    assert curve.trials == [4, 12] and curve.latency == [4e-3, 3e-3]
+    assert curve_from_log(log, w, "gnn", 0, round_size=8).trials == [8, 12]

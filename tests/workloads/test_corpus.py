@@ -33,11 +33,13 @@ def test_every_corpus_network_builds_and_runs_in_torch(net):
     inputs = [inputs] if isinstance(inputs, torch.Tensor) else list(inputs)
     with torch.no_grad():
         out = module(*inputs)
-    assert torch.isfinite(out).all()
+    outs = out if isinstance(out, tuple) else (out,)  # detectors and necks give several
+    assert outs and all(torch.isfinite(o).all() for o in outs)
 
 
 def test_every_shipped_log_is_a_registered_network_of_its_set():
     logs = glob.glob(os.path.join(REPO, "data", "*", "*.json.gz"))
+    logs += glob.glob(os.path.join(REPO, "data", "corpus", "*", "*.json.gz"))  # kept apart
     logs = [p for p in logs if not p.endswith(".tasks.json.gz")]
     assert logs
     names = by_name()
@@ -51,9 +53,12 @@ def test_every_shipped_log_is_a_registered_network_of_its_set():
 
 
 def _workloads(split):
-    """Workload keys of each shipped log of ``split``, by network name."""
+    """Workload keys of each shipped log of ``split`` (``data/SPLIT`` and the logs kept apart
+    in ``data/corpus/SPLIT``), by network name."""
     out = {}
-    for path in glob.glob(os.path.join(REPO, "data", split, "*.json.gz")):
+    paths = [p for folder in (("data", split), ("data", "corpus", split))
+             for p in glob.glob(os.path.join(REPO, *folder, "*.json.gz"))]
+    for path in paths:
         if not path.endswith(".tasks.json.gz"):
             with gzip.open(path, "rt") as f:
                 out[os.path.basename(path)[:-len(".json.gz")]] = {

@@ -116,7 +116,8 @@ def _ansor(args, target, models: List[str]) -> int:
         if os.path.exists(log + ".start"):
             start = float(open(log + ".start").read())
         curve = curve_from_log(log, weights, model, seed, start_time=start,
-                               round_size=args.measures_per_round, max_gap=args.max_gap)
+                               round_size=args.measures_per_round, max_gap=args.max_gap,
+                               first_round=_first_round(args, target, model))
         curve.measured = previous.get((model, seed, curve.trials[-1] if curve.trials else 0))
         if curve.measured is None and not args.no_build:
             curve.measured = _measured(workload, log, target)
@@ -244,6 +245,19 @@ def _tune_child(args, tasks, target, model: str, seed: int, log: str,
         done = now
 
 
+def _first_round(args, target, model: str) -> int:
+    """Programs in each task's first round of a ``model`` run: ``--first-round``, else what
+    ``tune`` picks (shorter for a model with the shipped or a given prior)."""
+    from ..ansor.tuning import default_first_round
+    from ..workloads.targets import shipped_prior_mismatch
+
+    if args.first_round:
+        return args.first_round
+    with_prior = model == "gnn-prior" or (model == "gnn"
+                                          and shipped_prior_mismatch(target) is None)
+    return default_first_round(with_prior, args.measures_per_round)
+
+
 def _tune_command(args, target, model: str, seed: int, log: str) -> List[str]:
     """The ``tune`` command line of one run of ``compare``."""
     cmd = [sys.executable, "-m", "tvm_gnn_cost", "tune", "--network", args.network,
@@ -254,8 +268,7 @@ def _tune_command(args, target, model: str, seed: int, log: str) -> List[str]:
            "--prior-records", str(args.prior_records)]
     cmd += {"gnn-online": ["--no-prior"], "gnn-prior": ["--prior", str(args.pretrained)],
             "gnn-pretrained": ["--pretrained", str(args.pretrained)]}.get(model, [])
-    if args.first_round:
-        cmd += ["--first-round", str(args.first_round)]
+    cmd += ["--first-round", str(_first_round(args, target, model))]
     if args.input_shape:
         cmd += ["--input-shape", ",".join(map(str, args.input_shape))]
     if args.input_shapes:

@@ -41,7 +41,7 @@ def describe(model) -> str:
 
 
 def run(args) -> int:
-    from ..ansor.tuning import make_model, tune
+    from ..ansor.tuning import default_first_round, make_model, tune
     target = parse_target(args.target)
     if os.path.exists(args.log) and not args.resume:
         raise SystemExit(f"error: {args.log} exists; pass --resume to continue it, "
@@ -73,9 +73,13 @@ def run(args) -> int:
                        pretrained=args.pretrained, prior_records=args.prior_records)
     if args.model == "gnn":
         print(f"model: {describe(model)}", flush=True)
+    first = args.first_round or default_first_round(model, args.measures_per_round)
+    if first != args.measures_per_round:
+        print(f"rounds: {first} programs in each task's first round, "
+              f"{args.measures_per_round} after (--first-round)", flush=True)
     curve = tune(workload.tasks, model, args.trials, args.log, weights=workload.weights,
                  seed=args.seed, search_params=search_params(args),
-                 measures_per_round=args.measures_per_round, first_round=args.first_round,
+                 measures_per_round=args.measures_per_round, first_round=first,
                  runner=runner(args), resume=args.resume, progress=True, name=args.model)
     if curve.trials:
         print(f"tuned to {curve.trials[-1]} trials in {curve.wall:.0f} s; estimated latency "

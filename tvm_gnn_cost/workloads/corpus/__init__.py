@@ -40,6 +40,10 @@ class CorpusNetwork:
         convolutions as the model brings them, NCHW for PyTorch).
     input_shape : tuple of int, optional
         ``--input-shape`` of a built-in network.
+    seed : int, optional
+        Sampling seed of its random programs (``collect --seed``); None: that of
+        ``benchmarks/collect_corpus.py``, its ``--seed`` plus 100 times the network's place in
+        :data:`NETWORKS`.
     """
 
     name: str
@@ -48,6 +52,7 @@ class CorpusNetwork:
     adds: str
     layout: str = "NHWC"
     input_shape: Optional[Tuple[int, ...]] = None
+    seed: Optional[int] = None
 
     def log(self, root: str = "data") -> str:
         """Where its log is kept (compressed, as shipped)."""
@@ -65,8 +70,9 @@ def _m(module: str, function: str) -> str:
     return f"{_HERE}.{module}:{function}"
 
 
-def _net(name, split, network, adds, layout="NHWC", input_shape=None) -> CorpusNetwork:
-    return CorpusNetwork(name, split, network, adds, layout, input_shape)
+def _net(name, split, network, adds, layout="NHWC", input_shape=None,
+         seed=None) -> CorpusNetwork:
+    return CorpusNetwork(name, split, network, adds, layout, input_shape, seed)
 
 
 NETWORKS: Tuple[CorpusNetwork, ...] = (
@@ -156,6 +162,33 @@ NETWORKS: Tuple[CorpusNetwork, ...] = (
          "factorized 1x3x3 / 3x1x1 conv3d"),
     _net("speech-encoder", "test", _m("other", "speech_encoder"),
          "conv1d stem then attention over 100 frames"),
+    # Added to the training set 2026-12-05 (issue 21: image resize, pixel shuffle, instance
+    # norm, batch > 1, window attention, leaky ReLU, NCHW depthwise, long attention), with
+    # the sampling seeds they were collected with.
+    _net("fpn", "train", _m("cnn", "fpn_upsample"),
+         "nearest and bilinear 2x upsampling (image resize), lateral 1x1 convs", seed=7200),
+    _net("superres", "train", _m("cnn", "superres_pixelshuffle"),
+         "5x5 convs with tanh, pixel shuffle (depth to space)", layout="none", seed=7300),
+    _net("style-transfer", "train", _m("cnn", "style_transfer"),
+         "reflection padding, instance norm, nearest upsampling, 9x9 convs", layout="none",
+         seed=7400),
+    _net("cifar-resnet-b8", "train", _m("cnn", "cifar_resnet_batch8"),
+         "convs and dense layers at batch 8", seed=7500),
+    _net("swin", "train", _m("transformer", "swin_window"),
+         "window attention (partition by reshape / transpose), gathered position bias", seed=7600),
+    _net("encoder-b4", "train", _m("transformer", "encoder_batch4"),
+         "encoder block at batch 4, heads of 64, ReLU MLP", seed=7700),
+    _net("yolo-tiny", "train", _m("cnn", "yolo_tiny"),
+         "leaky ReLU, a stride-1 max pool, 75-channel detection heads", seed=7800),
+    _net("depthwise-nchw", "train", _m("cnn", "depthwise_nchw"),
+         "3x3 and 5x5 depthwise convs kept in NCHW (depthwise_conv2d_NCHWc)", layout="none",
+         seed=7900),
+    _net("t5", "train", _m("transformer", "t5_encoder"),
+         "relative-position bias on the scores, gated-GELU feed-forward, width 448", seed=8000),
+    _net("long-attention", "train", _m("transformer", "long_attention"),
+         "attention over 320 positions, width 128", seed=8100),
+    _net("mlp-b16", "train", _m("transformer", "mlp_batch16"),
+         "wide dense layers (768-3072) at batch 16", seed=8200),
 )
 
 

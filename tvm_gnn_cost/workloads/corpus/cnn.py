@@ -363,3 +363,142 @@ def mobilenetv3_block():
     torch.manual_seed(2)
     model = nn.Sequential(_MBConv(40, 3, 3), _MBConv(40, 6, 5))
     return model.eval(), torch.randn(1, 40, 56, 56)
+
+
+class _FPN(nn.Module):
+    """A feature pyramid: a strided backbone, 1x1 lateral convs, top-down nearest and bilinear
+    upsampling added to the laterals, a 3x3 output conv on each level."""
+
+    def __init__(self, widths=(24, 56, 120), d=72):
+        super().__init__()
+        self.stages = nn.ModuleList()
+        cin = 3
+        for w in widths:
+            self.stages.append(_cbr(cin, w, 3, 2))
+            cin = w
+        self.lateral = nn.ModuleList(nn.Conv2d(w, d, 1) for w in widths)
+        self.out = nn.ModuleList(nn.Conv2d(d, d, 3, 1, 1) for _ in widths)
+
+    def forward(self, x):
+        feats = []
+        for stage in self.stages:
+            x = stage(x)
+            feats.append(x)
+        top = self.lateral[-1](feats[-1])
+        outs = [self.out[-1](top)]
+        for i, mode in ((1, "nearest"), (0, "bilinear")):
+            up = nn.functional.interpolate(top, scale_factor=2, mode=mode,
+                                           **({} if mode == "nearest" else
+                                              {"align_corners": False}))
+            top = self.lateral[i](feats[i]) + up
+            outs.append(self.out[i](top))
+        return tuple(outs)
+
+
+def fpn_upsample():
+    """A feature-pyramid neck on a 3-stage backbone at 120x120: nearest and bilinear 2x
+    upsampling (image resize), lateral 1x1 convs, adds."""
+    torch.manual_seed(26)
+    return _FPN().eval(), torch.randn(1, 3, 120, 120)
+
+
+def superres_pixelshuffle():
+    """An ESPCN-style super-resolution network: 5x5 and 3x3 convs with tanh on a 72x72 image,
+    then a 3x pixel shuffle (depth to space)."""
+    torch.manual_seed(27)
+    model = nn.Sequential(nn.Conv2d(3, 64, 5, 1, 2), nn.Tanh(), nn.Conv2d(64, 32, 3, 1, 1),
+                          nn.Tanh(), nn.Conv2d(32, 3 * 9, 3, 1, 1), nn.PixelShuffle(3),
+                          nn.Sigmoid())
+    return model.eval(), torch.randn(1, 3, 72, 72)
+
+
+class _StyleResidual(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.body = nn.Sequential(nn.ReflectionPad2d(1), nn.Conv2d(c, c, 3),
+                                  nn.InstanceNorm2d(c, affine=True), nn.ReLU(),
+                                  nn.ReflectionPad2d(1), nn.Conv2d(c, c, 3),
+                                  nn.InstanceNorm2d(c, affine=True))
+
+    def forward(self, x):
+        return x + self.body(x)
+
+
+def style_transfer():
+    """A fast-style-transfer network at 96x96: reflection padding, instance norm, strided
+    convs, residual blocks, nearest upsampling then convs."""
+    torch.manual_seed(28)
+
+    def conv(cin, cout, k, stride=1):
+        return [nn.ReflectionPad2d(k // 2), nn.Conv2d(cin, cout, k, stride),
+                nn.InstanceNorm2d(cout, affine=True), nn.ReLU()]
+
+    model = nn.Sequential(*conv(3, 24, 9), *conv(24, 48, 3, 2), *conv(48, 96, 3, 2),
+                          _StyleResidual(96), _StyleResidual(96), nn.Upsample(scale_factor=2),
+                          *conv(96, 48, 3), nn.Upsample(scale_factor=2), *conv(48, 24, 3),
+                          nn.ReflectionPad2d(4), nn.Conv2d(24, 3, 9))
+    return model.eval(), torch.randn(1, 3, 96, 96)
+
+
+def cifar_resnet_batch8():
+    """A CIFAR ResNet at batch 8 (32x32, widths 20-80): convs and dense layers whose batch is
+    not 1, as served in batches."""
+    torch.manual_seed(29)
+
+    def stage(cin, cout, stride):
+        proj = None if stride == 1 and cin == cout else nn.Sequential(
+            nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+        return _Residual(nn.Sequential(_cbr(cin, cout, 3, stride),
+                                       nn.Conv2d(cout, cout, 3, 1, 1, bias=False),
+                                       nn.BatchNorm2d(cout)), proj)
+
+    model = nn.Sequential(_cbr(3, 20, 3), stage(20, 20, 1), stage(20, 40, 2), stage(40, 80, 2),
+                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(80, 10))
+    return model.eval(), torch.randn(8, 3, 32, 32)
+
+
+class _YoloTiny(nn.Module):
+    """A YOLOv3-tiny-style detector: convs with leaky ReLU, max pooling, a stride-1 max pool,
+    two heads of 3 x (5 + 20) channels, the second after a 2x upsampling and a concat."""
+
+    def __init__(self):
+        super().__init__()
+
+        def cbl(cin, cout, k=3):
+            return nn.Sequential(nn.Conv2d(cin, cout, k, 1, k // 2, bias=False),
+                                 nn.BatchNorm2d(cout), nn.LeakyReLU(0.1))
+
+        self.body = nn.Sequential(cbl(3, 16), nn.MaxPool2d(2), cbl(16, 32), nn.MaxPool2d(2),
+                                  cbl(32, 64), nn.MaxPool2d(2), cbl(64, 128))
+        self.deep = nn.Sequential(nn.MaxPool2d(2), cbl(128, 256), nn.ZeroPad2d((0, 1, 0, 1)),
+                                  nn.MaxPool2d(2, 1), cbl(256, 512), cbl(512, 128, 1))
+        self.head1 = nn.Sequential(cbl(128, 256), nn.Conv2d(256, 75, 1))
+        self.reduce = cbl(128, 64, 1)
+        self.head2 = nn.Sequential(cbl(192, 128), nn.Conv2d(128, 75, 1))
+
+    def forward(self, x):
+        route = self.body(x)
+        y = self.deep(route)
+        up = nn.functional.interpolate(self.reduce(y), scale_factor=2, mode="nearest")
+        return self.head1(y), self.head2(torch.cat([up, route], 1))
+
+
+def yolo_tiny():
+    """A YOLOv3-tiny-style detector at 160x160: leaky ReLU, a stride-1 max pool, two
+    detection heads."""
+    torch.manual_seed(30)
+    return _YoloTiny().eval(), torch.randn(1, 3, 160, 160)
+
+
+def depthwise_nchw():
+    """Depthwise-separable blocks kept in NCHW (Relay's x86 alter-layout makes them
+    ``depthwise_conv2d_NCHWc``): 3x3 and 5x5 depthwise at strides 1 and 2, 80x80."""
+    torch.manual_seed(31)
+
+    def sep(cin, cout, k, stride):
+        return nn.Sequential(_cbr(cin, cin, k, stride, groups=cin, act=nn.ReLU6),
+                             _cbr(cin, cout, 1, act=nn.ReLU6))
+
+    model = nn.Sequential(_cbr(3, 24, 3, 2, act=nn.ReLU6), sep(24, 48, 3, 1), sep(48, 72, 5, 2),
+                          sep(72, 72, 3, 1), sep(72, 144, 5, 2), sep(144, 144, 3, 1))
+    return model.eval(), torch.randn(1, 3, 80, 80)

@@ -274,3 +274,87 @@ def gpt_block():
     network.)"""
     torch.manual_seed(3)
     return _DecoderBlock(256, 4, 64).eval(), torch.randn(1, 64, 256)
+
+
+class _WindowAttention(nn.Module):
+    """Swin-style attention inside non-overlapping windows, with a learned relative-position
+    bias gathered from a table, then a GELU MLP."""
+
+    def __init__(self, d, heads, window):
+        super().__init__()
+        self.d, self.heads, self.window = d, heads, window
+        self.norm1, self.norm2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.table = nn.Parameter(torch.randn((2 * window - 1) ** 2, heads))
+        coords = torch.stack(torch.meshgrid(torch.arange(window), torch.arange(window),
+                                            indexing="ij")).flatten(1)
+        rel = (coords[:, :, None] - coords[:, None, :]).permute(1, 2, 0) + window - 1
+        self.register_buffer("index", rel[..., 0] * (2 * window - 1) + rel[..., 1])
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+    def forward(self, x):
+        b, h, w, d = x.shape
+        ws, n = self.window, self.window * self.window
+        y = self.norm1(x).reshape(b, h // ws, ws, w // ws, ws, d).transpose(2, 3)
+        y = y.reshape(-1, n, d)
+        q, k, v = (_heads(z, self.heads) for z in self.qkv(y).chunk(3, dim=-1))
+        bias = self.table[self.index.reshape(-1)].reshape(n, n, self.heads).permute(2, 0, 1)
+        att = torch.softmax(q @ k.transpose(-2, -1) / (d // self.heads) ** 0.5 + bias, -1)
+        y = self.proj(_merge(att @ v)).reshape(b, h // ws, w // ws, ws, ws, d)
+        x = x + y.transpose(2, 3).reshape(b, h, w, d)
+        return x + self.mlp(self.norm2(x))
+
+
+def swin_window():
+    """Two Swin-style window-attention blocks on a 28x28 map of width 112, 4 heads, 7x7
+    windows: window partition (reshape / transpose) and a gathered relative-position bias."""
+    torch.manual_seed(38)
+    return (nn.Sequential(_WindowAttention(112, 4, 7), _WindowAttention(112, 4, 7)).eval(),
+            torch.randn(1, 28, 28, 112))
+
+
+def encoder_batch4():
+    """An encoder block served at batch 4: width 320, 5 heads of 64, sequence 72, a ReLU MLP
+    of twice the width."""
+    torch.manual_seed(39)
+    return _Block(320, 5, ratio=2, act=nn.ReLU).eval(), torch.randn(4, 72, 320)
+
+
+class _T5Block(nn.Module):
+    """A T5-style encoder block: RMSNorm, attention with a bucketless relative-position bias
+    added to the scores, a gated-GELU feed-forward."""
+
+    def __init__(self, d, heads, seq, ff):
+        super().__init__()
+        self.n1, self.n2 = _RMSNorm(d), _RMSNorm(d)
+        self.att = _Attention(d, heads)
+        self.bias = nn.Parameter(torch.randn(1, heads, seq, seq) * 0.1)
+        self.wi, self.wg, self.wo = nn.Linear(d, ff), nn.Linear(d, ff), nn.Linear(ff, d)
+
+    def forward(self, x):
+        x = x + self.att(self.n1(x), mask=self.bias)
+        y = self.n2(x)
+        return x + self.wo(nn.functional.gelu(self.wg(y)) * self.wi(y))
+
+
+def t5_encoder():
+    """A T5-style encoder block, width 448, 7 heads, sequence 48, gated-GELU feed-forward of
+    1152."""
+    torch.manual_seed(40)
+    return _T5Block(448, 7, 48, 1152).eval(), torch.randn(1, 48, 448)
+
+
+def long_attention():
+    """An encoder block over a long sequence: 320 positions of width 128, 2 heads (softmax
+    and attention products over 320x320 scores)."""
+    torch.manual_seed(41)
+    return _Block(128, 2).eval(), torch.randn(1, 320, 128)
+
+
+def mlp_batch16():
+    """A wide MLP tower at batch 16: 768 -> 3072 -> 3072 -> 512 with LayerNorm and GELU, as a
+    recommendation or embedding model serves it."""
+    torch.manual_seed(42)
+    model = nn.Sequential(nn.LayerNorm(768), nn.Linear(768, 3072), nn.GELU(),
+                          nn.Linear(3072, 3072), nn.GELU(), nn.Linear(3072, 512))
+    return model.eval(), torch.randn(16, 768)
