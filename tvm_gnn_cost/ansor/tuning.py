@@ -105,14 +105,17 @@ class FirstRound(TaskSchedulerCallback):
 PRIOR_FIRST_ROUND = 8
 
 
-def default_first_round(model, measures_per_round: int) -> int:
+def first_round_size(with_prior: bool, measures_per_round: int) -> int:
     """Programs in each task's first round when :func:`tune` is not told: at most
     :data:`PRIOR_FIRST_ROUND` for a model with a pretrained prior, which ranks a task's first
     programs without records of its own; a full round otherwise, as ``TaskScheduler`` does (the
-    warm-up of stock ``XGBModel`` is one full round of every task). ``model`` may also be a
-    bool: whether the model has a prior."""
-    with_prior = model if isinstance(model, bool) else getattr(model, "prior", None) is not None
+    warm-up of stock ``XGBModel`` is one full round of every task)."""
     return min(PRIOR_FIRST_ROUND, measures_per_round) if with_prior else measures_per_round
+
+
+def default_first_round(model, measures_per_round: int) -> int:
+    """:func:`first_round_size` for ``model`` (a cost model, with or without a ``prior``)."""
+    return first_round_size(getattr(model, "prior", None) is not None, measures_per_round)
 
 
 class _BudgetSpent(Exception):

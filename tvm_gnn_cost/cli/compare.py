@@ -248,14 +248,14 @@ def _tune_child(args, tasks, target, model: str, seed: int, log: str,
 def _first_round(args, target, model: str) -> int:
     """Programs in each task's first round of a ``model`` run: ``--first-round``, else what
     ``tune`` picks (shorter for a model with the shipped or a given prior)."""
-    from ..ansor.tuning import default_first_round
+    from ..ansor.tuning import first_round_size
     from ..workloads.targets import shipped_prior_mismatch
 
     if args.first_round:
         return args.first_round
     with_prior = model == "gnn-prior" or (model == "gnn"
                                           and shipped_prior_mismatch(target) is None)
-    return default_first_round(with_prior, args.measures_per_round)
+    return first_round_size(with_prior, args.measures_per_round)
 
 
 def _tune_command(args, target, model: str, seed: int, log: str) -> List[str]:

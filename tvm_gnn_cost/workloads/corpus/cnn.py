@@ -21,19 +21,21 @@ class _Residual(nn.Module):
         return torch.relu(self.body(x) + self.shortcut(x))
 
 
+def _basic_block(cin, cout, stride):
+    """ResNet's basic block: two 3x3 convs, a 1x1 projection where the shape changes."""
+    proj = None if stride == 1 and cin == cout else nn.Sequential(
+        nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+    return _Residual(nn.Sequential(_cbr(cin, cout, 3, stride),
+                                   nn.Conv2d(cout, cout, 3, 1, 1, bias=False),
+                                   nn.BatchNorm2d(cout)), proj)
+
+
 def resnet_nchw():
     """A ResNet-18-like network at 128x128, NCHW: 3x3 convs in four stages, 1x1 projections."""
     torch.manual_seed(10)
-
-    def stage(cin, cout, stride):
-        proj = None if stride == 1 and cin == cout else nn.Sequential(
-            nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
-        return _Residual(nn.Sequential(_cbr(cin, cout, 3, stride),
-                                       nn.Conv2d(cout, cout, 3, 1, 1, bias=False),
-                                       nn.BatchNorm2d(cout)), proj)
-
-    model = nn.Sequential(_cbr(3, 48, 7, 2), nn.MaxPool2d(3, 2, 1), stage(48, 48, 1),
-                          stage(48, 96, 2), stage(96, 192, 2), stage(192, 384, 2),
+    model = nn.Sequential(_cbr(3, 48, 7, 2), nn.MaxPool2d(3, 2, 1), _basic_block(48, 48, 1),
+                          _basic_block(48, 96, 2), _basic_block(96, 192, 2),
+                          _basic_block(192, 384, 2),
                           nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(384, 200))
     return model.eval(), torch.randn(1, 3, 128, 128)
 
@@ -444,15 +446,8 @@ def cifar_resnet_batch8():
     """A CIFAR ResNet at batch 8 (32x32, widths 20-80): convs and dense layers whose batch is
     not 1, as served in batches."""
     torch.manual_seed(29)
-
-    def stage(cin, cout, stride):
-        proj = None if stride == 1 and cin == cout else nn.Sequential(
-            nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
-        return _Residual(nn.Sequential(_cbr(cin, cout, 3, stride),
-                                       nn.Conv2d(cout, cout, 3, 1, 1, bias=False),
-                                       nn.BatchNorm2d(cout)), proj)
-
-    model = nn.Sequential(_cbr(3, 20, 3), stage(20, 20, 1), stage(20, 40, 2), stage(40, 80, 2),
+    model = nn.Sequential(_cbr(3, 20, 3), _basic_block(20, 20, 1), _basic_block(20, 40, 2),
+                          _basic_block(40, 80, 2),
                           nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(80, 10))
     return model.eval(), torch.randn(8, 3, 32, 32)
 
