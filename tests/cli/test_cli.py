@@ -113,6 +113,11 @@ def test_budgets_that_cannot_run_are_refused_before_any_work(tmp_path, capsys):
     # demo has two tasks: TVM's TaskScheduler would refuse one trial only once tuning starts
     with pytest.raises(SystemExit, match="1 trial cannot tune 2 tasks.*at least 2 trials"):
         main(["tune", "--network", "demo", "--trials", "1", "--log", log])
+    # --resume of a log that holds none of the tasks' records is a fresh start: same check
+    open(log, "w").close()
+    with pytest.raises(SystemExit, match="1 trial cannot tune 2 tasks"):
+        main(["tune", "--network", "demo", "--trials", "1", "--log", log, "--resume"])
+    os.remove(log)
     with pytest.raises(SystemExit, match="1 trial cannot tune 2 tasks"):
         main(["compare", "--network", "demo", "--trials", "1", "--out", str(tmp_path / "c")])
     assert not os.path.exists(log) and not os.path.exists(tmp_path / "c" / "logs")

@@ -41,7 +41,7 @@ def describe(model) -> str:
 
 
 def run(args) -> int:
-    from ..ansor.tuning import default_first_round, make_model, tune
+    from ..ansor.tuning import count_records, default_first_round, make_model, tune
     target = parse_target(args.target)
     if os.path.exists(args.log) and not args.resume:
         raise SystemExit(f"error: {args.log} exists; pass --resume to continue it, "
@@ -66,7 +66,8 @@ def run(args) -> int:
         if path:
             ensure_folder(flag, path)
     print(f"{args.network}: {len(workload.tasks)} tasks, target {target}", flush=True)
-    if not args.resume:
+    if not (args.resume and count_records(args.log, workload.tasks)):
+        # a resumed log with none of these tasks' records starts afresh: same minimum
         check_budget(workload.tasks, args.trials, args.measures_per_round)
     model = make_model(args.model, args.seed, workload.tasks, args.trials,
                        args.measures_per_round, prior=None if args.pretrained else prior,
