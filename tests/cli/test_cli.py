@@ -267,3 +267,25 @@ def test_a_short_first_round_is_its_own_point(tmp_path, matmul_task):
     curve = curve_from_log(log, w, "gnn", 0, round_size=8, first_round=4)
     assert curve.trials == [4, 12] and curve.latency == [4e-3, 3e-3]
     assert curve_from_log(log, w, "gnn", 0, round_size=8).trials == [8, 12]
+
+
+@pytest.mark.parametrize("target", ["llvm -mcpu=znver4", "llvm -mcpu=haswell"])
+def test_compare_rebuilds_each_run_with_the_first_round_tune_gave_it(target):
+    """compare cuts a run's curve at the first round its ``tune`` child used; that child decides
+    on a prior through make_model, so the two must agree on every target and model."""
+    import argparse
+
+    from tvm_gnn_cost.ansor.tuning import DEFAULT_PRIOR, default_first_round, make_model
+    from tvm_gnn_cost.cli.compare import _first_round
+    from tvm_gnn_cost.core.checkpoint import SHIPPED_CHECKPOINT
+
+    task = auto_scheduler.SearchTask(func="tvm_gnn_cost.matmul", args=(64, 64, 64), target=target)
+    args = argparse.Namespace(first_round=None, measures_per_round=16)
+    priors = {"gnn": DEFAULT_PRIOR, "gnn-online": None, "gnn-prior": SHIPPED_CHECKPOINT}
+    rounds = {}
+    for name, prior in priors.items():
+        model = make_model("gnn", tasks=[task], trials=64, prior=prior)
+        rounds[name] = _first_round(args, task.target, name)
+        assert rounds[name] == default_first_round(model, 16), name
+    assert rounds["gnn-prior"] < rounds["gnn-online"] == 16  # the check can tell them apart
+    assert (rounds["gnn"] < 16) == ("znver4" in target)
