@@ -143,31 +143,76 @@ def test_fine_tuning_after_pretrain_runs_at_the_fine_tuning_rate(measured_conv, 
                                rtol=1e-5)
 
 
-def test_two_processes_train_as_well_as_one(measured_conv, conv_task):
+def _batch_of(log):
+    """Every record of ``log`` as one batch: graphs, labels, task ids, and a seeded model."""
+    import torch
+
     from tvm_gnn_cost.core.labels import normalized_throughput
-    from tvm_gnn_cost.core.metrics import pairwise_accuracy
     from tvm_gnn_cost.offline.pretrain import load_records
 
-    log = measured_conv[0]
     data = load_records(GNNCostModel(), [log])
-    truth = normalized_throughput(np.asarray(data.costs), np.asarray(data.tasks))
-    accs = []
-    for nproc in (1, 2):
-        model = GNNCostModel(seed=0)
-        # Trained to convergence: after 15 epochs one seed's fit ranged 0.79-0.91 whether
-        # one or two processes ran it (a CI run failed on 0.81 vs 0.94), after 80 epochs
-        # 0.98-1.0 over 10 seeds, but a CI run on 2026-12-04 fit 0.997 with one process and
-        # 0.914 with two (the fixture's programs are measured anew each run), and one on
-        # 2026-12-05 0.993 and 0.899, so the check is that both fit above 0.85, not a bound on
-        # their difference (two processes fitting lower in both runs is noted, not explained).
-        # A last epoch's loss is too noisy to compare (rank 0 reports its half of the batches
-        # only).
-        pretrain(model, [log], PretrainConfig(epochs=80, val_fraction=0.0), records=data,
-                 nproc=nproc)
-        accs.append(pairwise_accuracy(model.trainer.predict(data.graphs), truth,
-                                      np.asarray(data.tasks)))
-        assert model.trainer.ready
-    assert min(accs) > 0.85, accs
+    y = normalized_throughput(np.asarray(data.costs), np.asarray(data.tasks))
+    ids = {t: i for i, t in enumerate(sorted(set(data.tasks)))}
+    return (data.graphs, torch.tensor(y, dtype=torch.float32),
+            torch.tensor([ids[t] for t in data.tasks]), GNNCostModel(seed=0).trainer.model)
+
+
+def _two_process_gradient(rank, world, log, port, out):
+    """One DDP backward pass over this process's share of the batch (spawned by the test)."""
+    import torch
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    from tvm_gnn_cost.core.graph import batch_graphs
+    from tvm_gnn_cost.core.losses import make_loss
+    from tvm_gnn_cost.offline.pretrain import _whole_batch_loss
+
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=world)
+    try:
+        graphs, y, g, net = _batch_of(log)
+        loss_fn = _whole_batch_loss(make_loss("pairwise+mse"), rank, world)
+        ddp = DistributedDataParallel(net)  # kept: its reducer averages the gradients
+        loss = loss_fn(ddp(batch_graphs(graphs[rank::world])), y, g)
+        loss.backward()
+        if rank == 0:
+            torch.save({"loss": loss.item(), **{k: p.grad for k, p in net.named_parameters()}},
+                       out)
+    finally:
+        dist.destroy_process_group()
+
+
+def test_two_processes_take_the_gradient_of_one(measured_conv, tmp_path):
+    """Data-parallel pretraining ranks the pairs of the whole batch (the gathered scores), not
+    those of each process's half: its averaged gradient is one process's. Before, two processes
+    saw half the same-task pairs and fit the fixture lower in every CI run (0.899-0.914 against
+    0.993-0.997). Their weights are not compared after many steps: Adam's first steps turn
+    rounding-level gradient differences of near-zero entries into different trajectories."""
+    import socket
+
+    import torch
+    import torch.multiprocessing as mp
+
+    from tvm_gnn_cost.core.graph import batch_graphs
+    from tvm_gnn_cost.core.losses import make_loss
+
+    log = measured_conv[0]
+    graphs, y, g, net = _batch_of(log)
+    loss = make_loss("pairwise+mse")(net(batch_graphs(graphs)), y, g)
+    loss.backward()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = str(tmp_path / "grad.pt")
+    mp.spawn(_two_process_gradient, args=(2, log, port, out), nprocs=2, join=True)
+    two = torch.load(out)
+    assert two.pop("loss") == pytest.approx(loss.item(), rel=1e-6)
+    for name, p in net.named_parameters():
+        torch.testing.assert_close(two[name], p.grad, rtol=1e-4, atol=1e-6)
+    # and pretraining runs end to end in two processes
+    model = GNNCostModel(seed=0)
+    pretrain(model, [log], PretrainConfig(epochs=2, val_fraction=0.0), nproc=2)
+    assert model.trainer.ready
 
 
 def test_worker_processes_featurize_the_same_graphs(measured_conv, tmp_path):
@@ -224,3 +269,4 @@ def test_the_shipped_checkpoint_ranks_a_held_out_network():
     assert sum("batch_matmul" in g.name for g in groups) == 5  # names from the task file
     m = metrics(score(groups, gnn_scorer(model)))
     assert m["pairwise"] > 0.6, m
+

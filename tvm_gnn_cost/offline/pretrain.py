@@ -102,8 +102,9 @@ def pretrain(model, logs: Sequence[str], config: Optional[PretrainConfig] = None
     fine-tunes from ``config.finetune_after`` measured records on at
     ``config.finetune_lr``. With ``nproc > 1`` the epochs run data-parallel in
     ``nproc`` processes (``torch.distributed`` DDP over gloo on 127.0.0.1):
-    each global batch is split between the processes and their gradients
-    averaged, so the steps are the same as with one process. ``workers``
+    each global batch is split between the processes, the loss ranks the pairs of
+    the whole batch from the gathered scores, and the gradients are averaged, so the
+    steps are those of one process (but for dropout's draws). ``workers``
     processes read and featurize the logs, one log each; ``trust_pickle`` lets them
     read task files that are pickles (:mod:`tvm_gnn_cost.ansor.taskfile`).
     """
@@ -174,6 +175,8 @@ def _train(net, optimizer, job: _Job, rank: int, world: int) -> dict:
     cfg = job.cfg
     module = net.module if hasattr(net, "module") else net
     loss_fn = make_loss(job.trainer.loss)
+    if world > 1:
+        loss_fn = _whole_batch_loss(loss_fn, rank, world)
     gen = torch.Generator().manual_seed(cfg.seed)  # the same batches in every process
     best = {"acc": -1.0, "epoch": 0, "state": None}
     losses: List[float] = []
@@ -224,17 +227,44 @@ def _epoch_batches(job: _Job, gen: torch.Generator, rank: int, world: int) -> It
     task_ids = {t: i for i, t in enumerate(store.tasks)}
     log_labels = uses_log_throughput(job.trainer.loss)
     order = torch.randperm(len(store.shards), generator=gen).tolist()
+    smallest = max(2, world)  # a pair to rank, and a program for every process
     for part in store.iter_parts(job.train, order, cfg.mix):
-        if len(part) < 2 * world:
+        if len(part) < smallest:
             continue
         y = torch.from_numpy(store.labels(part, log_labels))
         g = torch.tensor([task_ids[t] for t in part.tasks], dtype=torch.int64)
-        for batch in task_batches(g.numpy(), max(2 * world, job.trainer.batch_size),
+        for batch in task_batches(g.numpy(), max(smallest, job.trainer.batch_size),
                                   cfg.per_task, gen):
-            if len(batch) < 2 * world:
+            if len(batch) < smallest:
                 continue
             idx = batch[rank::world]
-            yield batch_graphs([part.graphs[i] for i in idx.tolist()]), y[idx], g[idx]
+            # the whole batch's labels: the loss ranks the pairs of the whole batch
+            # (_whole_batch_loss), not of this process's share
+            yield batch_graphs([part.graphs[i] for i in idx.tolist()]), y[batch], g[batch]
+
+
+def _whole_batch_loss(loss_fn, rank: int, world: int):
+    """``loss_fn`` over a whole batch from each process's share of its scores.
+
+    A ranking loss over each share alone would see only the pairs inside it (half of a batch's
+    same-task pairs with two processes) and train worse than one process. Process ``k`` scores
+    programs ``k, k + world, ...`` of the batch; every process gathers all the scores and
+    computes the whole batch's loss, its own scores carrying ``world`` times their gradient
+    and the others' none: the gradients DDP averages then sum to the one-process gradient.
+    """
+    import torch.distributed as dist
+
+    def loss(r: torch.Tensor, y: torch.Tensor, group: torch.Tensor) -> torch.Tensor:
+        n = len(y)
+        share = -(-n // world)
+        parts = [r.new_empty(share) for _ in range(world)]
+        dist.all_gather(parts, torch.nn.functional.pad(r.detach(), (0, share - len(r))))
+        order = torch.arange(n)
+        whole = torch.stack(parts)[order % world, order // world]
+        whole[rank::world] = r.detach() + world * (r - r.detach())  # value r, gradient x world
+        return loss_fn(whole, y, group)
+
+    return loss
 
 
 def _spawn(net, job: _Job, nproc: int) -> dict:
