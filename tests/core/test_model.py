@@ -217,6 +217,20 @@ def test_attention_readout_scores_each_graph_on_its_own():
         ProgramGNN(N_FEAT, ModelConfig(readout="mean"))
 
 
+def test_input_noise_is_for_training_only():
+    """ModelConfig.input_noise perturbs the features in training mode; scoring is unchanged."""
+    torch.manual_seed(0)
+    batch = batch_graphs(synthetic(6, seed=3)[0])
+    model = ProgramGNN(N_FEAT, ModelConfig(hidden=16, layers=2, input_noise=0.5))
+    plain = ProgramGNN(N_FEAT, ModelConfig(hidden=16, layers=2))
+    plain.load_state_dict(model.state_dict())
+    with torch.no_grad():
+        model.train()
+        assert not torch.allclose(model(batch), model(batch))
+        model.eval()
+        torch.testing.assert_close(model(batch), plain.eval()(batch))
+
+
 def test_store_rows_are_batched_per_graph_and_scored_with_it():
     """Per-store rows (FeaturizerConfig.lowered) follow their graph through batching, and
     change its score."""

@@ -270,3 +270,24 @@ def test_the_shipped_checkpoint_ranks_a_held_out_network():
     m = metrics(score(groups, gnn_scorer(model)))
     assert m["pairwise"] > 0.6, m
 
+
+def test_averaged_weights_are_the_mean_of_the_last_epochs(measured_conv):
+    """Averaging does not change the training, only the weights kept: the mean of the last K
+    epochs' weights of the same run (runs of fewer epochs follow the same steps)."""
+    import torch
+
+    log = measured_conv[0]
+
+    def weights(epochs, average=1):
+        model = GNNCostModel(seed=0)
+        pretrain(model, [log], PretrainConfig(epochs=epochs, val_fraction=0.0,
+                                              average_epochs=average))
+        return model.trainer.model.state_dict()
+
+    runs = [weights(e) for e in (2, 3, 4)]
+    averaged = weights(4, average=3)
+    for name, value in averaged.items():
+        if value.is_floating_point():
+            mean = torch.stack([r[name] for r in runs]).mean(0)
+            torch.testing.assert_close(value, mean, rtol=1e-5, atol=1e-6)
+    assert not torch.allclose(averaged["head.2.weight"], runs[-1]["head.2.weight"])

@@ -31,6 +31,8 @@ RECIPE_FLAGS = {
     "per_task": ("pretrain", "per_task"),
     "val_fraction": ("pretrain", "val_fraction"),
     "shard_size": ("pretrain", "shard_size"),
+    "average_epochs": ("pretrain", "average_epochs"),
+    "input_noise": ("model", "input_noise"),
 }
 
 
@@ -70,6 +72,13 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     help="programs of one task kept together in a training batch, for the "
                          f"ranking loss's same-task pairs (0: random batches; recipe: "
                          f"{d.pretrain.per_task})")
+    pt.add_argument("--average-epochs", type=int, metavar="K",
+                    help="keep the mean of the last K epochs' weights (an experiment, see "
+                         f"benchmarks/results/representation.md; recipe: "
+                         f"{d.pretrain.average_epochs})")
+    pt.add_argument("--input-noise", type=float, metavar="SIGMA",
+                    help="Gaussian noise on the standardized node features while training "
+                         f"(an experiment; recipe: {d.model.input_noise})")
     pt.add_argument("--val-fraction", type=float,
                     help=f"share of tasks held out (recipe: {d.pretrain.val_fraction})")
     pt.add_argument("--seed", type=int, default=0, help="seeds the weights, split and batches")

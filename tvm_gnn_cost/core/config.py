@@ -41,6 +41,9 @@ class ModelConfig:
     # How node embeddings become one program embedding: their sum and maximum, or those and
     # an attention-weighted sum (a learned gate per node, softmax over the program's nodes).
     readout: str = "sum-max"
+    # Gaussian noise added to the standardized node features while training (0: none): blurs
+    # the exact sizes that identify a training task. An experiment of issue 21.
+    input_noise: float = 0.0
 
 
 @dataclass
@@ -81,6 +84,9 @@ class PretrainConfig:
     # not measured yet 0.776 without fine-tuning, 0.760 at lr 1e-4, 0.626 at 2e-3).
     finetune_after: int = 256
     finetune_lr: float = 1e-4
+    # The weights kept are the mean of the last ``average_epochs`` epochs' weights (1: the
+    # epoch's own), validated and kept as the epoch's; an experiment of issue 21.
+    average_epochs: int = 1
 
 
 @dataclass

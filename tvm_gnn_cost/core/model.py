@@ -69,6 +69,8 @@ class ProgramGNN(nn.Module):
     def forward(self, batch: GraphBatch) -> torch.Tensor:
         """Raw scores, shape ``(batch.num_graphs,)``."""
         x = (batch.features - self.feat_mean) / self.feat_std
+        if self.training and self.config.input_noise > 0:
+            x = x + self.config.input_noise * torch.randn_like(x)
         h = self.encoder(x)  # (N, H)
         for conv in self.convs:
             h = conv(batch.graph, batch.reverse, h)

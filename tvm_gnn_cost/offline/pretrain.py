@@ -6,6 +6,7 @@
 """
 from __future__ import annotations
 
+import collections
 import copy
 import dataclasses
 import logging
@@ -187,6 +188,8 @@ def _train(net, optimizer, job: _Job, rank: int, world: int) -> dict:
 
         bar = tqdm(total=cfg.epochs, desc="pretrain", unit="epoch")
     stale, epoch = 0, 0
+    window: collections.deque = collections.deque(maxlen=max(1, cfg.average_epochs))
+    kept = copy.deepcopy(module) if cfg.average_epochs > 1 and rank == 0 else module
     try:
         for epoch in range(1, cfg.epochs + 1):
             net.train()
@@ -195,13 +198,16 @@ def _train(net, optimizer, job: _Job, rank: int, world: int) -> dict:
             losses.append(sum(steps) / max(1, len(steps)))
             stop = torch.zeros(1)
             if rank == 0:
-                acc = _validate(module, job)
+                if kept is not module:
+                    window.append(copy.deepcopy(module.state_dict()))
+                    kept.load_state_dict(_mean_state(window))
+                acc = _validate(kept, job)
                 accs.append(acc)
                 if bar:
                     bar.update(1)
                     bar.set_postfix_str(f"loss {losses[-1]:.4f} val acc {acc:.3f}")
                 if not job.val or acc > best["acc"]:
-                    best.update(acc=acc, epoch=epoch, state=copy.deepcopy(module.state_dict()))
+                    best.update(acc=acc, epoch=epoch, state=copy.deepcopy(kept.state_dict()))
                     stale = 0
                 else:
                     stale += 1
@@ -219,6 +225,12 @@ def _train(net, optimizer, job: _Job, rank: int, world: int) -> dict:
     return {"max_in_memory": job.store.max_loaded, "epochs": epoch, "best_epoch": best["epoch"],
             "best_val_accuracy": best["acc"], "train_loss": losses, "val_accuracy": accs,
             "state": best["state"]}
+
+
+def _mean_state(states) -> dict:
+    """The element-wise mean of state dicts of one module."""
+    return {k: torch.stack([s[k] for s in states]).mean(0) if states[0][k].is_floating_point()
+            else states[-1][k] for k in states[0]}
 
 
 def _epoch_batches(job: _Job, gen: torch.Generator, rank: int, world: int) -> Iterator:
