@@ -104,8 +104,8 @@ def pretrain(model, logs: Sequence[str], config: Optional[PretrainConfig] = None
     ``config.finetune_lr``. With ``nproc > 1`` the epochs run data-parallel in
     ``nproc`` processes (``torch.distributed`` DDP over gloo on 127.0.0.1):
     each global batch is split between the processes, the loss ranks the pairs of
-    the whole batch from the gathered scores, and the gradients are averaged, so the
-    steps are those of one process (but for dropout's draws). ``workers``
+    the whole batch from the gathered scores, and the gradients are averaged, so each
+    step's gradient is one process's, up to rounding and dropout's draws. ``workers``
     processes read and featurize the logs, one log each; ``trust_pickle`` lets them
     read task files that are pickles (:mod:`tvm_gnn_cost.ansor.taskfile`).
     """
