@@ -30,12 +30,11 @@ def test_matmul_search_finds_fast_code_and_model_sees_every_measurement(matmul_t
 def test_task_scheduler_with_two_tasks_records_a_search_curve(matmul_task, conv_task, tmp_path):
     log = str(tmp_path / "two.json")
     model = GNNCostModel(seed=0)
-    curve = tune([matmul_task, conv_task], model, trials=32, log_file=log, weights=[1, 2],
+    curve = tune([matmul_task, conv_task], model, trials=28, log_file=log, weights=[1, 2],
                  search_params=SMALL_SEARCH, measures_per_round=8, first_round=4)
-    # a short first pass over the tasks (4 programs each), then rounds of 8
-    assert curve.trials[:2] == [4, 8] and all(
-        b - a == 8 for a, b in zip(curve.trials[1:], curve.trials[2:]))
-    assert curve.trials == sorted(curve.trials) and curve.trials[-1] == 32
+    # a short first pass over the tasks (4 programs each), rounds of 8, and a last round cut
+    # to the budget (TaskScheduler alone would measure 32)
+    assert curve.trials == [4, 8, 16, 24, 28]
     rebuilt = curve_from_log(log, {matmul_task.workload_key: 1, conv_task.workload_key: 2},
                              "gnn", 0, round_size=8, first_round=4)  # as compare does
     assert rebuilt.trials == curve.trials
@@ -47,4 +46,4 @@ def test_task_scheduler_with_two_tasks_records_a_search_curve(matmul_task, conv_
         best[key] = min(best.get(key, np.inf), measured_cost(res))
     expected = best[matmul_task.workload_key] * 1 + best[conv_task.workload_key] * 2
     assert math.isclose(curve.final, expected, rel_tol=1e-4)
-    assert model.records_seen == 32
+    assert model.records_seen == 28

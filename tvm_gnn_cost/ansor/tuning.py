@@ -78,23 +78,28 @@ class ProgressBar(TaskSchedulerCallback):
 
 class FirstRound(TaskSchedulerCallback):
     """Measures at most ``first`` programs in a task's first round, the scheduler's round size
-    in the others.
+    in the others, and no round past ``budget`` measurements.
 
     ``TaskScheduler`` gives every task one full round before it turns to the tasks that matter
     most; a cost model that ranks well from the start (a pretrained prior) needs fewer
     programs to get every task an estimate, so the first pass over the tasks can be shorter.
+    A short first round puts the later rounds off the budget's grid (one task, 64 trials: 8,
+    then 16 a round, would end at 72), so the last round is cut to what the budget leaves.
     """
 
-    def __init__(self, first: int):
+    def __init__(self, first: int, budget: Optional[int] = None):
         self.first = first
+        self.budget = budget
         self._per_round: Optional[int] = None
 
     def pre_tune(self, task_scheduler, task_id):
         if self._per_round is None:  # TaskScheduler's own, cut to the budget
             self._per_round = int(task_scheduler.num_measures_per_round)
         fresh = not task_scheduler.task_cts[task_id]
-        task_scheduler.num_measures_per_round = (min(self.first, self._per_round) if fresh
-                                                 else self._per_round)
+        n = min(self.first, self._per_round) if fresh else self._per_round
+        if self.budget is not None:
+            n = min(n, max(1, self.budget - int(task_scheduler.ct)))
+        task_scheduler.num_measures_per_round = n
 
     def post_tune(self, task_scheduler, task_id):
         task_scheduler.num_measures_per_round = self._per_round
@@ -293,7 +298,7 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
     if first_round is None:
         first_round = default_first_round(model, measures_per_round)
     if first_round != measures_per_round:
-        callbacks.append(FirstRound(first_round))
+        callbacks.append(FirstRound(first_round, budget=left))
     options = auto_scheduler.TuningOptions(
         num_measure_trials=asked,
         num_measures_per_round=measures_per_round,
