@@ -157,7 +157,7 @@ def _batch_of(log):
             torch.tensor([ids[t] for t in data.tasks]), GNNCostModel(seed=0).trainer.model)
 
 
-def _two_process_gradient(rank, world, log, port, out):
+def _two_process_gradient(rank, world, port, log, out):
     """One DDP backward pass over this process's share of the batch (spawned by the test)."""
     import torch
     import torch.distributed as dist
@@ -188,29 +188,18 @@ def test_two_processes_take_the_gradient_of_one(measured_conv, tmp_path):
     saw half the same-task pairs and fit the fixture lower in every CI run (0.899-0.914 against
     0.993-0.997). Their weights are not compared after many steps: Adam's first steps turn
     rounding-level gradient differences of near-zero entries into different trajectories."""
-    import socket
-
     import torch
-    import torch.multiprocessing as mp
 
     from tvm_gnn_cost.core.graph import batch_graphs
     from tvm_gnn_cost.core.losses import make_loss
+    from tvm_gnn_cost.offline.pretrain import spawn_group
 
     log = measured_conv[0]
     graphs, y, g, net = _batch_of(log)
     loss = make_loss("pairwise+mse")(net(batch_graphs(graphs)), y, g)
     loss.backward()
     out = str(tmp_path / "grad.pt")
-    for attempt in (1, 2):  # a worker may abort at start, as pretrain's _spawn knows: rerun
-        with socket.socket() as s:  # a free port for this attempt's process group
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        try:
-            mp.spawn(_two_process_gradient, args=(2, log, port, out), nprocs=2, join=True)
-            break
-        except mp.ProcessExitedException as err:
-            if not err.signal_name or attempt == 2:
-                raise
+    spawn_group(_two_process_gradient, 2, log, out)  # reruns a worker aborted at start
     two = torch.load(out)
     assert two.pop("loss") == pytest.approx(loss.item(), rel=1e-6)
     for name, p in net.named_parameters():

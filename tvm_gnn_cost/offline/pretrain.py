@@ -280,34 +280,34 @@ def _whole_batch_loss(loss_fn, rank: int, world: int):
 
 
 def _spawn(net, job: _Job, nproc: int) -> dict:
-    import torch.multiprocessing as mp
-
-    try:
-        return _spawn_once(net, job, nproc)
-    except mp.ProcessExitedException as err:
-        # A worker killed by a signal (seen once: SIGABRT, "terminate called without an
-        # active exception", 2 s after start) has nothing to resume from; the job is
-        # deterministic, so run it once more from the start.
-        if not err.signal_name:
-            raise
-        logger.warning("a pretraining process died (%s); starting the %d processes again",
-                       err, nproc)
-        return _spawn_once(net, job, nproc)
-
-
-def _spawn_once(net, job: _Job, nproc: int) -> dict:
-    import socket
     import tempfile
 
-    import torch.multiprocessing as mp
-
-    with socket.socket() as s:  # a free port for the process group
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     with tempfile.TemporaryDirectory(prefix="gnn-ddp-") as tmp:
         out = os.path.join(tmp, "result.pt")
-        mp.spawn(_ddp_worker, args=(nproc, port, net, job, out), nprocs=nproc, join=True)
+        spawn_group(_ddp_worker, nproc, net, job, out)
         return torch.load(out, weights_only=False)
+
+
+def spawn_group(fn, nproc: int, *args) -> None:
+    """Run ``fn(rank, nproc, port, *args)`` in ``nproc`` processes, ``port`` a free one on
+    127.0.0.1 for their process group; once more from the start if a process is killed by a
+    signal (seen: SIGABRT, "terminate called without an active exception", seconds after
+    start), since such a run has nothing to resume from."""
+    import socket
+
+    import torch.multiprocessing as mp
+
+    for attempt in (1, 2):
+        with socket.socket() as s:  # a free port for this attempt's process group
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        try:
+            mp.spawn(fn, args=(nproc, port, *args), nprocs=nproc, join=True)
+            return
+        except mp.ProcessExitedException as err:
+            if not err.signal_name or attempt == 2:
+                raise
+            logger.warning("a process died (%s); starting the %d processes again", err, nproc)
 
 
 def _ddp_worker(rank: int, world: int, port: int, net, job: _Job, out: str) -> None:
