@@ -1,0 +1,122 @@
+"""Where a pretrained GNN misorders held-out programs: pairwise accuracy by kind of pair.
+
+Pairs of one task at least 1.1x apart (closer ones are ordered by noise, ``pair_buckets.py``)
+are split by what differs between the two programs in their heaviest stage (the node with the
+most float operations): the stage structure (which stages exist and where each is attached),
+the vectorized inner extent, the parallel extent. A representation that misses tile-level
+effects ranks pairs that share all three worst. Then, per candidate quantity of that stage, its
+rank correlation with the model's error (true rank minus predicted rank, within the task; mean
+over tasks): a quantity the model lacks correlates with its error.
+
+    .venv/bin/python benchmarks/pair_kinds.py tvm_gnn_cost/checkpoints/gnn-cpu.pt \
+        data/validation/*.json.gz --train data/train/*.json.gz
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Dict, List
+
+import numpy as np
+from scipy.stats import rankdata, spearmanr
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from tvm_gnn_cost.ansor.cost_model import GNNCostModel  # noqa: E402
+from tvm_gnn_cost.offline.evaluate import drop_seen, load_groups, read_logs  # noqa: E402
+
+APART = np.log(1.1)
+
+
+def _extent(feature: float) -> float:
+    """Invert ``log_feature``: the loop extent a ``log2(1 + x)`` column holds."""
+    return float(np.round(2.0 ** feature - 1.0)) if feature > 0 else 1.0
+
+
+def heaviest_stage(features: np.ndarray, ix: Dict[str, int], lanes: int) -> Dict[str, float]:
+    """Quantities of the stage with the most float operations, from its node features."""
+    x = features[int(np.argmax(features[:, ix["total_float_ops"]]))]
+    par = _extent(x[ix["ann_parallel"]])
+    vec = _extent(x[ix["inner_extent"]]) if x[ix["inner_vectorized"]] > 0 else 1.0
+    return {"log2 parallel extent": np.log2(par),
+            "log2 vector width": np.log2(vec),
+            f"vector lanes used (of {lanes})": vec / (lanes * np.ceil(vec / lanes)),
+            "inner extent": x[ix["inner_extent"]],
+            "auto unroll": x[ix["auto_unroll"]],
+            "footprint": x[ix["footprint"]],
+            "traffic": x[ix["traffic"]]}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("model", help="GNN checkpoint")
+    ap.add_argument("logs", nargs="+", help="held-out Ansor logs")
+    ap.add_argument("--train", nargs="+", required=True,
+                    help="the training logs: held-out tasks they hold are left out")
+    ap.add_argument("--lanes", type=int, default=16, help="float32 lanes of the hosts' vectors")
+    args = ap.parse_args()
+    model = GNNCostModel()
+    model.load(args.model)
+    ix = {n: i for i, n in enumerate(model.feature_names)}
+    train_inputs, _ = read_logs(args.train)
+    groups = drop_seen(load_groups(args.logs, model.rebuilder), train_inputs)
+    pairs: Dict[str, List[int]] = {}
+    corr: Dict[str, List[float]] = {}
+    for g in groups:
+        graphs = model.featurize_measured(g.task, g.states)
+        costs = np.asarray(g.costs, dtype=float)
+        ok = np.array([gr.valid for gr in graphs]) & np.isfinite(costs) & (costs < 1e9)
+        if ok.sum() < 8:
+            continue
+        kept = [gr for gr, o in zip(graphs, ok) if o]
+        s = np.asarray(model.trainer.predict(kept), dtype=float)
+        y = -np.log(costs[ok])
+        q = [heaviest_stage(gr.features, ix, args.lanes) for gr in kept]
+        shape = [(gr.num_nodes, tuple(gr.features[:, ix["is_attached"]])) for gr in kept]
+        i, j = np.triu_indices(len(kept), 1)
+        far = np.abs(y[i] - y[j]) >= APART
+        right = ((s[i] - s[j]) * (y[i] - y[j]) > 0)[far]
+        kinds = {
+            "structure": np.array([shape[a] == shape[b] for a, b in zip(i[far], j[far])]),
+            "vector width": np.array([q[a]["log2 vector width"] == q[b]["log2 vector width"]
+                                      for a, b in zip(i[far], j[far])]),
+            "parallel extent": np.array([q[a]["log2 parallel extent"]
+                                         == q[b]["log2 parallel extent"]
+                                         for a, b in zip(i[far], j[far])]),
+        }
+        _add(pairs, "all", right)
+        for k, same in kinds.items():
+            _add(pairs, f"same {k}", right[same])
+            _add(pairs, f"different {k}", right[~same])
+        _add(pairs, "same in all three", right[np.logical_and.reduce(list(kinds.values()))])
+        apart = np.abs(y[i] - y[j])[far]
+        _add(pairs, "1.1-2x apart", right[apart < np.log(2)])
+        _add(pairs, "2x or more apart", right[apart >= np.log(2)])
+        error = rankdata(y) / len(y) - rankdata(s) / len(s)
+        for k in q[0]:
+            v = np.array([d[k] for d in q])
+            if np.std(v) > 0:
+                corr.setdefault(k, []).append(
+                    (spearmanr(v, error)[0], spearmanr(v, y)[0], spearmanr(v, s)[0]))
+    print(f"{len(groups)} tasks; pairs of a task at least 1.1x apart\n")
+    print("| pairs | count | pairwise accuracy |\n|---|---:|---:|")
+    for k, (right, n) in pairs.items():
+        print(f"| {k} | {n} | {right / max(n, 1):.3f} |")
+    print("\nHeaviest stage: rank correlation with the error (true rank - predicted rank), with "
+          "the measured throughput and with the score; mean over the tasks where it varies\n")
+    print("| quantity | with error | with throughput | with score | tasks |\n|---|---:|---:|---:|---:|")
+    for k, rows in corr.items():
+        a = np.nanmean(np.array(rows), axis=0)
+        print(f"| {k} | {a[0]:+.3f} | {a[1]:+.3f} | {a[2]:+.3f} | {len(rows)} |")
+    return 0
+
+
+def _add(pairs: Dict[str, List[int]], key: str, right: np.ndarray) -> None:
+    total = pairs.setdefault(key, [0, 0])
+    total[0] += int(right.sum())
+    total[1] += int(right.size)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
