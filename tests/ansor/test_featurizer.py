@@ -183,3 +183,23 @@ def test_step_tokens_land_on_the_stages_tvm_shows(matmul_task, conv_task):
                         assert cls in annotations
                         checked += 1
     assert checked > 0
+
+
+def test_loop_footprints_grow_outwards_on_real_states(matmul_task, conv_task):
+    """FeaturizerConfig(loop_footprints=True): the other columns are unchanged, and a stage's
+    working set never shrinks from one loop to the loop around it."""
+    from tvm_gnn_cost.core.config import FeaturizerConfig
+
+    fz = StateFeaturizer(FeaturizerConfig(loop_footprints=True))
+    base = len(feature_names())
+    for task in (matmul_task, conv_task):
+        states = sample_states(task, 32, params=SMALL)
+        plain = StateFeaturizer().featurize(task, states)
+        for g, p in zip(fz.featurize(task, states), plain):
+            assert g.features.shape == (p.num_nodes, len(fz.names)) == (p.num_nodes, base + 8)
+            np.testing.assert_array_equal(g.features[:, :base], p.features)
+            fp = g.features[:, base:]
+            n_own = p.features[:, fz.names.index("n_own_loops")].astype(int)
+            for row, n in zip(fp, np.minimum(n_own, 8)):
+                assert (row[:n] > 0).all() and (row[n:] == 0).all()
+                assert (np.diff(row[:n]) >= 0).all()

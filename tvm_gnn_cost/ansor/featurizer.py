@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core.config import FeaturizerConfig
 from ..core.features import (N_STATIC, StageStructure, feature_names, log_feature,
-                             schedule_features)
+                             loop_footprints, schedule_features)
 from ..core.graph import ProgramGraph
 from ..core.looptree import LoopTree, LoopTreeError, parse_loop_tree
 from ..core.steps import TOKEN_WIDTH, step_tokens
@@ -128,6 +128,9 @@ class StateFeaturizer:
                           for i in range(len(names))],
                          dtype=np.float32)
         parts = [struct.static, sched]
+        if self.config.loop_footprints:
+            parts.append(np.array([loop_footprints(tree, i, struct, self.config.max_loops)
+                                   for i in range(len(names))], dtype=np.float32))
         k = self.config.step_tokens
         if k and struct.stage_of_node is not None:
             parts.append(step_tokens(steps, cache.n_ops, struct.n_stages, struct.stage_of_node, k))

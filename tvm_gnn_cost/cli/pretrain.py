@@ -22,6 +22,7 @@ RECIPE_FLAGS = {
     "readout": ("model", "readout"),
     "lowered": ("featurizer", "lowered"),
     "step_tokens": ("featurizer", "step_tokens"),
+    "loop_footprints": ("featurizer", "loop_footprints"),
     "lr": ("trainer", "lr"),
     "dropout": ("model", "dropout"),
     "weight_decay": ("trainer", "weight_decay"),
@@ -61,6 +62,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     pt.add_argument("--step-tokens", type=int, metavar="K",
                     help="also feed each node the first K transform steps of its stage as "
                          "tokens (an experiment, see benchmarks/results/representation.md)")
+    pt.add_argument("--loop-footprints", action="store_const", const=True,
+                    help="also feed each node the elements its accesses touch inside each of "
+                         "its loops (an experiment, see benchmarks/results/representation.md)")
     pt.add_argument("--lr", type=float, help=f"learning rate (recipe: {d.trainer.lr})")
     pt.add_argument("--dropout", type=float, help=f"(recipe: {d.model.dropout})")
     pt.add_argument("--weight-decay", type=float, help=f"(recipe: {d.trainer.weight_decay})")

@@ -28,6 +28,10 @@ class FeaturizerConfig:
     # Also the schedule's first ``step_tokens`` transform steps of each stage as tokens in its
     # node (TLP's insight inside the graph, core/steps.py); 0: none. An experiment of issue 21.
     step_tokens: int = 0
+    # Also, for each of the first ``max_loops`` own loops of a stage (innermost first), how many
+    # elements its accesses touch inside that loop: the working set at each tile level. An
+    # experiment of issue 21 (benchmarks/results/representation.md).
+    loop_footprints: bool = False
 
 
 @dataclass

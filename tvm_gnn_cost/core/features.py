@@ -63,6 +63,8 @@ def feature_names(config: Optional[FeaturizerConfig] = None) -> List[str]:
     for k in range(config.max_loops):
         names += [f"loop{k}_extent", f"loop{k}_reduce", f"loop{k}_none", f"loop{k}_parallel",
                   f"loop{k}_vectorize", f"loop{k}_unroll", f"loop{k}_gpu"]
+    if config.loop_footprints:
+        names += [f"loop{k}_footprint" for k in range(config.max_loops)]
     return names + step_token_names(config.step_tokens)
 
 
@@ -137,6 +139,28 @@ def schedule_features(tree: LoopTree, node: int, struct: StageStructure,
     return f
 
 
+def loop_footprints(tree: LoopTree, node: int, struct: StageStructure,
+                    max_loops: int) -> List[float]:
+    """Working set of node ``node`` at each of its own loops, innermost first: ``log_feature``
+    of the elements its reads and its output touch inside that loop (an access touches the
+    extent of each loop inside whose name it indexes by). Where a tile's data fits in cache
+    shows here, and not in one footprint of the whole nest."""
+    own = [tree.loops[li] for li in tree.statements[node].loops if tree.loops[li].owner == node]
+    names = [frozenset(base_names(lp.name)) for lp in own]
+    red = struct.reduce[node]
+    indexed = [allv for allv, _ in struct.accesses[node]]
+    touched = np.ones(len(indexed) + 1)  # the reads, then the output (its spatial loops)
+    out = []
+    for lp, n in zip(reversed(own[-max_loops:]), reversed(names[-max_loops:])):
+        for a, allv in enumerate(indexed):
+            if not n.isdisjoint(allv):
+                touched[a] *= lp.extent
+        if red.isdisjoint(n):
+            touched[-1] *= lp.extent
+        out.append(log_feature(float(touched.sum())))
+    return out + [0.0] * (max_loops - len(out))
+
+
 def _memory_features(own: List[Loop], struct: StageStructure, node: int,
                      prod_ctx: int) -> List[float]:
     """Access pattern of the innermost loop and the data each access touches."""
@@ -174,4 +198,4 @@ def _memory_features(own: List[Loop], struct: StageStructure, node: int,
 
 
 __all__ = ["FEATURE_SCHEMA_VERSION", "N_STATIC", "OP_CATEGORIES", "StageStructure", "feature_names",
-           "log_feature", "schedule_features"]
+           "log_feature", "loop_footprints", "schedule_features"]

@@ -82,10 +82,11 @@ class GNNMetaCostModel(ms.cost_model.PyCostModel, Checkpointed):
                     featurizer_config or FeaturizerConfig())
 
     def _build(self, mcfg: ModelConfig, tcfg: TrainerConfig, fcfg: FeaturizerConfig) -> None:
-        if fcfg.lowered or fcfg.step_tokens:
-            raise ValueError("FeaturizerConfig.lowered (Ansor's per-store features) and "
-                             "step_tokens (Ansor's transform steps) exist for Ansor states "
-                             "only; use GNNCostModel, or leave them off here")
+        if fcfg.lowered or fcfg.step_tokens or fcfg.loop_footprints:
+            raise ValueError("FeaturizerConfig.lowered (Ansor's per-store features), "
+                             "step_tokens (Ansor's transform steps) and loop_footprints (an "
+                             "experiment) exist for Ansor states only; use GNNCostModel, or "
+                             "leave them off here")
         self.featurizer_config = fcfg
         self.feature_names = feature_names(fcfg)
         self.trainer = OnlineTrainer(len(self.feature_names), mcfg, tcfg)
