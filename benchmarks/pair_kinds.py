@@ -4,7 +4,8 @@ Pairs of one task at least 1.1x apart (closer ones are ordered by noise, ``pair_
 are split by what differs between the two programs in their heaviest stage (the node with the
 most float operations): the stage structure (which stages exist and where each is attached),
 the vectorized inner extent, the parallel extent. A representation that misses tile-level
-effects ranks pairs that share all three worst. Then, per candidate quantity of that stage, its
+effects ranks pairs that share all three worst. Pairs are also split by how long their task's
+best program takes (the heavy tasks decide a search). Then, per candidate quantity of that stage, its
 rank correlation with the model's error (true rank minus predicted rank, within the task; mean
 over tasks): a quantity the model lacks correlates with its error.
 
@@ -93,6 +94,9 @@ def main() -> int:
         apart = np.abs(y[i] - y[j])[far]
         _add(pairs, "1.1-2x apart", right[apart < np.log(2)])
         _add(pairs, "2x or more apart", right[apart >= np.log(2)])
+        best = costs[ok].min()
+        size = "under 10 us" if best < 1e-5 else "10-100 us" if best < 1e-4 else "100 us or more"
+        _add(pairs, f"tasks whose best program takes {size}", right)
         error = rankdata(y) / len(y) - rankdata(s) / len(s)
         for k in q[0]:
             v = np.array([d[k] for d in q])
