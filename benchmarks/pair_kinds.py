@@ -56,13 +56,22 @@ def main() -> int:
     ap.add_argument("--train", nargs="+", required=True,
                     help="the training logs: held-out tasks they hold are left out")
     ap.add_argument("--lanes", type=int, default=16, help="float32 lanes of the hosts' vectors")
+    ap.add_argument("--xgb", action="store_true",
+                    help="also XGBModel trained on --train, on the same pairs")
     args = ap.parse_args()
     model = GNNCostModel()
     model.load(args.model)
     ix = {n: i for i, n in enumerate(model.feature_names)}
-    train_inputs, _ = read_logs(args.train)
+    train_inputs, train_results = read_logs(args.train)
     groups = drop_seen(load_groups(args.logs, model.rebuilder), train_inputs)
-    pairs: Dict[str, List[int]] = {}
+    scorers = {"GNN": lambda task, states, graphs: model.trainer.predict(graphs)}
+    if args.xgb:
+        from tvm import auto_scheduler
+
+        xgb = auto_scheduler.XGBModel(seed=0, num_warmup_sample=1)  # as `evaluate` trains it
+        xgb.update(train_inputs, train_results)
+        scorers["XGBModel"] = lambda task, states, graphs: xgb.predict(task, states)
+    pairs: Dict[str, Dict[str, List[int]]] = {name: {} for name in scorers}
     corr: Dict[str, List[float]] = {}
     for g in groups:
         graphs = model.featurize_measured(g.task, g.states)
@@ -71,49 +80,64 @@ def main() -> int:
         if ok.sum() < 8:
             continue
         kept = [gr for gr, o in zip(graphs, ok) if o]
-        s = np.asarray(model.trainer.predict(kept), dtype=float)
+        states = [st for st, o in zip(g.states, ok) if o]
         y = -np.log(costs[ok])
         q = [heaviest_stage(gr.features, ix, args.lanes) for gr in kept]
-        shape = [(gr.num_nodes, tuple(gr.features[:, ix["is_attached"]])) for gr in kept]
-        i, j = np.triu_indices(len(kept), 1)
-        far = np.abs(y[i] - y[j]) >= APART
-        right = ((s[i] - s[j]) * (y[i] - y[j]) > 0)[far]
-        kinds = {
-            "structure": np.array([shape[a] == shape[b] for a, b in zip(i[far], j[far])]),
-            "vector width": np.array([q[a]["log2 vector width"] == q[b]["log2 vector width"]
-                                      for a, b in zip(i[far], j[far])]),
-            "parallel extent": np.array([q[a]["log2 parallel extent"]
-                                         == q[b]["log2 parallel extent"]
-                                         for a, b in zip(i[far], j[far])]),
-        }
-        _add(pairs, "all", right)
-        for k, same in kinds.items():
-            _add(pairs, f"same {k}", right[same])
-            _add(pairs, f"different {k}", right[~same])
-        _add(pairs, "same in all three", right[np.logical_and.reduce(list(kinds.values()))])
-        apart = np.abs(y[i] - y[j])[far]
-        _add(pairs, "1.1-2x apart", right[apart < np.log(2)])
-        _add(pairs, "2x or more apart", right[apart >= np.log(2)])
-        best = costs[ok].min()
-        size = "under 10 us" if best < 1e-5 else "10-100 us" if best < 1e-4 else "100 us or more"
-        _add(pairs, f"tasks whose best program takes {size}", right)
-        error = rankdata(y) / len(y) - rankdata(s) / len(s)
-        for k in q[0]:
-            v = np.array([d[k] for d in q])
-            if np.std(v) > 0:
-                corr.setdefault(k, []).append(
-                    (spearmanr(v, error)[0], spearmanr(v, y)[0], spearmanr(v, s)[0]))
-    print(f"{len(groups)} tasks; pairs of a task at least 1.1x apart\n")
-    print("| pairs | count | pairwise accuracy |\n|---|---:|---:|")
-    for k, (right, n) in pairs.items():
-        print(f"| {k} | {n} | {right / max(n, 1):.3f} |")
-    print("\nHeaviest stage: rank correlation with the error (true rank - predicted rank), with "
-          "the measured throughput and with the score; mean over the tasks where it varies\n")
+        masks = _pair_kinds(kept, q, y, ix)
+        for name, scorer in scorers.items():
+            s = np.asarray(scorer(g.task, states, kept), dtype=float)
+            i, j = np.triu_indices(len(kept), 1)
+            right = ((s[i] - s[j]) * (y[i] - y[j]) > 0)[np.abs(y[i] - y[j]) >= APART]
+            for kind, mask in masks.items():
+                _add(pairs[name], kind, right[mask])
+            if name == "GNN":
+                error = rankdata(y) / len(y) - rankdata(s) / len(s)
+                for k in q[0]:
+                    v = np.array([d[k] for d in q])
+                    if np.std(v) > 0:
+                        corr.setdefault(k, []).append(
+                            (spearmanr(v, error)[0], spearmanr(v, y)[0], spearmanr(v, s)[0]))
+    print(f"{len(groups)} tasks; pairs of a task at least 1.1x apart; pairwise accuracy\n")
+    print("| pairs | count | " + " | ".join(pairs) + " |\n|---|---:|" + "---:|" * len(pairs))
+    for k, (_, n) in pairs["GNN"].items():
+        print(f"| {k} | {n} | "
+              + " | ".join(f"{p[k][0] / max(n, 1):.3f}" for p in pairs.values()) + " |")
+    print("\nHeaviest stage: rank correlation with the GNN's error (true rank - predicted rank), "
+          "with the measured throughput and with the score; mean over the tasks where it varies\n")
     print("| quantity | with error | with throughput | with score | tasks |\n|---|---:|---:|---:|---:|")
     for k, rows in corr.items():
         a = np.nanmean(np.array(rows), axis=0)
         print(f"| {k} | {a[0]:+.3f} | {a[1]:+.3f} | {a[2]:+.3f} | {len(rows)} |")
     return 0
+
+
+def _pair_kinds(graphs: list, q: List[Dict[str, float]], y: np.ndarray,
+                ix: Dict[str, int]) -> Dict[str, np.ndarray]:
+    """Masks over a task's pairs at least 1.1x apart (in ``np.triu_indices`` order), by kind."""
+    i, j = np.triu_indices(len(graphs), 1)
+    far = np.abs(y[i] - y[j]) >= APART
+    i, j = i[far], j[far]
+    shape = [(gr.num_nodes, tuple(gr.features[:, ix["is_attached"]])) for gr in graphs]
+    same = {
+        "structure": np.array([shape[a] == shape[b] for a, b in zip(i, j)], dtype=bool),
+        "vector width": np.array([q[a]["log2 vector width"] == q[b]["log2 vector width"]
+                                  for a, b in zip(i, j)], dtype=bool),
+        "parallel extent": np.array([q[a]["log2 parallel extent"] == q[b]["log2 parallel extent"]
+                                     for a, b in zip(i, j)], dtype=bool),
+    }
+    masks = {"all": np.ones(len(i), dtype=bool)}
+    for k, m in same.items():
+        masks[f"same {k}"] = m
+        masks[f"different {k}"] = ~m
+    masks["same in all three"] = np.logical_and.reduce(list(same.values()))
+    apart = np.abs(y[i] - y[j])
+    masks["1.1-2x apart"] = apart < np.log(2)
+    masks["2x or more apart"] = apart >= np.log(2)
+    best = np.exp(-y.max())
+    size = "under 10 us" if best < 1e-5 else "10-100 us" if best < 1e-4 else "100 us or more"
+    for other in ("under 10 us", "10-100 us", "100 us or more"):
+        masks[f"tasks whose best program takes {other}"] = np.full(len(i), other == size)
+    return masks
 
 
 def _add(pairs: Dict[str, List[int]], key: str, right: np.ndarray) -> None:
