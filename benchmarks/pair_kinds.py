@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import numpy as np
 from scipy.stats import rankdata, spearmanr
@@ -83,11 +83,10 @@ def main() -> int:
         states = [st for st, o in zip(g.states, ok) if o]
         y = -np.log(costs[ok])
         q = [heaviest_stage(gr.features, ix, args.lanes) for gr in kept]
-        masks = _pair_kinds(kept, q, y, ix)
+        i, j, masks = _pair_kinds(kept, q, y, ix)
         for name, scorer in scorers.items():
             s = np.asarray(scorer(g.task, states, kept), dtype=float)
-            i, j = np.triu_indices(len(kept), 1)
-            right = ((s[i] - s[j]) * (y[i] - y[j]) > 0)[np.abs(y[i] - y[j]) >= APART]
+            right = (s[i] - s[j]) * (y[i] - y[j]) > 0
             for kind, mask in masks.items():
                 _add(pairs[name], kind, right[mask])
             if name == "GNN":
@@ -112,8 +111,8 @@ def main() -> int:
 
 
 def _pair_kinds(graphs: list, q: List[Dict[str, float]], y: np.ndarray,
-                ix: Dict[str, int]) -> Dict[str, np.ndarray]:
-    """Masks over a task's pairs at least 1.1x apart (in ``np.triu_indices`` order), by kind."""
+                ix: Dict[str, int]) -> Tuple[np.ndarray, np.ndarray, Dict[str, np.ndarray]]:
+    """A task's pairs at least 1.1x apart (two index arrays), and masks over them by kind."""
     i, j = np.triu_indices(len(graphs), 1)
     far = np.abs(y[i] - y[j]) >= APART
     i, j = i[far], j[far]
@@ -137,7 +136,7 @@ def _pair_kinds(graphs: list, q: List[Dict[str, float]], y: np.ndarray,
     size = "under 10 us" if best < 1e-5 else "10-100 us" if best < 1e-4 else "100 us or more"
     for other in ("under 10 us", "10-100 us", "100 us or more"):
         masks[f"tasks whose best program takes {other}"] = np.full(len(i), other == size)
-    return masks
+    return i, j, masks
 
 
 def _add(pairs: Dict[str, List[int]], key: str, right: np.ndarray) -> None:
