@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from tvm_gnn_cost.cli import main
-from tvm_gnn_cost.workloads.models import is_model_spec, parse_input_shapes
+from tvm_gnn_cost.workloads.models import is_model_spec, parse_input_dtypes, parse_input_shapes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)  # tiny_models, as a user's package on the path
@@ -101,6 +101,42 @@ def test_an_encoder_from_an_entry_point_tunes_builds_and_runs(tmp_path, capsys):
                                atol=1e-4)
 
 
+@pytest.fixture
+def mha_fast_path():
+    """Torch's default, which other tests' models may have turned off for the process."""
+    before = torch.backends.mha.get_fastpath_enabled()
+    torch.backends.mha.set_fastpath_enabled(True)
+    yield
+    torch.backends.mha.set_fastpath_enabled(before)
+
+
+def test_a_language_model_on_token_ids_tunes_builds_and_runs(tmp_path, capsys, target,
+                                                             mha_fast_path):
+    """int64 inputs, an embedding, and nn.MultiheadAttention with torch's fast path on, from
+    an entry point; the same model as a TorchScript file needs its inputs' dtype."""
+    from tvm_gnn_cost.workloads.networks import load_workload
+
+    lib, out = tune("tiny_models:language_model", tmp_path, capsys, 10)
+    assert "outputs match torch" in out
+    model, ids = tiny_models.language_model()
+    feeds = {"input0": np.random.default_rng(3).integers(0, 50, size=(1, 8))}
+    with torch.no_grad():
+        expected = model(torch.from_numpy(feeds["input0"])).numpy()
+    np.testing.assert_allclose(run_exported(lib, feeds, tmp_path), expected, rtol=1e-3,
+                               atol=1e-4)
+
+    path = str(tmp_path / "lm.pt")
+    torch.jit.trace(model, (ids,), check_trace=False).save(path)  # traced with gradients on
+    workload = load_workload(path, target, input_shapes={"input0": (1, 8)},
+                             input_dtypes={"input0": "int64"})
+    assert workload.inputs == {"input0": ((1, 8), "int64")}
+    with torch.no_grad():  # without gradients the fast path's fused operator is traced
+        torch.jit.trace(model, (ids,), check_trace=False).save(path)
+    with pytest.raises(SystemExit, match="cannot import lm.pt: .*_native_multi_head_attention"):
+        main(["tune", "--network", path, "--input-shapes", "input0:[1,8]:int64", "--trials",
+              "10", "--log", str(tmp_path / "x.json")])
+
+
 def test_the_layout_rewrite_is_off_only_where_tvm_cannot_build_it(target):
     from tvm.auto_scheduler.compute_dag import LayoutRewriteOption
 
@@ -122,6 +158,11 @@ def test_model_specs_and_input_shapes_are_read_as_tvmc_writes_them():
     assert parse_input_shapes("input:[1,3,224,224] mask:[1, 128]") == {
         "input": (1, 3, 224, 224), "mask": (1, 128)}
     assert parse_input_shapes(None) == {}
+    assert parse_input_dtypes("ids:[1,128]:int64 mask:[1,128]") == {"ids": "int64"}
+    assert parse_input_shapes("ids:[1,128]:int64 mask:[1,128]") == {
+        "ids": (1, 128), "mask": (1, 128)}
+    with pytest.raises(ValueError, match="not a dtype"):
+        parse_input_dtypes("ids:[1,128]:int46")
     with pytest.raises(ValueError, match="NAME:\\[D1,D2"):
         parse_input_shapes("1,3,224,224")
     assert is_model_spec("model.onnx") and is_model_spec("my_pkg.models:build")

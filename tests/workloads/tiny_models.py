@@ -5,7 +5,6 @@ import torch
 def encoder():
     """A one-layer transformer encoder (width 32, 2 heads, sequence 16), random weights."""
     torch.manual_seed(0)
-    torch.backends.mha.set_fastpath_enabled(False)  # the fast path does not trace
     layer = torch.nn.TransformerEncoderLayer(32, 2, dim_feedforward=64, batch_first=True,
                                              dropout=0.0)
     return torch.nn.TransformerEncoder(layer, 1, enable_nested_tensor=False), torch.randn(1, 16, 32)
@@ -17,3 +16,33 @@ def cnn():
     model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU(), torch.nn.Flatten(),
                                 torch.nn.Linear(8 * 6 * 6, 4))
     return model.eval(), torch.randn(1, 3, 8, 8)
+
+
+class _LanguageModel(torch.nn.Module):
+    """Token ids in, logits out: embedding, causal self-attention, GELU MLP, LM head."""
+
+    def __init__(self, vocab=50, width=32, seq=8):
+        super().__init__()
+        self.embed = torch.nn.Embedding(vocab, width)
+        self.norm = torch.nn.LayerNorm(width)
+        self.attn = torch.nn.MultiheadAttention(width, 2, batch_first=True)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(width, 2 * width), torch.nn.GELU(),
+                                       torch.nn.Linear(2 * width, width))
+        self.head = torch.nn.Linear(width, vocab)
+        self.register_buffer("mask", torch.triu(torch.ones(seq, seq, dtype=torch.bool), 1))
+
+    def forward(self, ids):
+        x = self.embed(ids)
+        h = self.norm(x)
+        x = x + self.attn(h, h, h, attn_mask=self.mask, need_weights=False)[0]
+        return self.head(x + self.mlp(self.norm(x)))
+
+
+def language_model():
+    """A one-block causal language model on 8 int64 token ids (vocabulary 50), random weights.
+
+    Left as torch builds it: in eval mode ``nn.MultiheadAttention`` takes torch's fast path,
+    whose fused operator Relay cannot import unless the tracing turns it off.
+    """
+    torch.manual_seed(0)
+    return _LanguageModel().eval(), torch.randint(0, 50, (1, 8))

@@ -47,7 +47,9 @@ def add_workload_args(p: argparse.ArgumentParser) -> None:
                         f"or a built-in one: {', '.join(NETWORKS)}")
     p.add_argument("--input-shapes", default=None, metavar="'NAME:[D1,D2,...] ...'",
                    help="input shapes of a model file, as tvmc takes them, for example "
-                        "\"input:[1,3,224,224]\" (an ONNX file's own static shapes otherwise)")
+                        "\"input:[1,3,224,224]\" (an ONNX file's own static shapes otherwise); "
+                        "a TorchScript input that is not float32 names its dtype after the "
+                        "shape: \"ids:[1,128]:int64\"")
     p.add_argument("--desired-layout", choices=[*LAYOUTS, "none"], default=None,
                    help="convert a model file's convolutions to this layout (default NHWC on "
                         "CPU targets, which Ansor's CPU schedules are written for; none keeps "
@@ -76,14 +78,15 @@ def add_workload_args(p: argparse.ArgumentParser) -> None:
 
 def load_network(args, target):
     """The workload ``--network`` names, or exit with what was wrong."""
-    from ..workloads.models import parse_input_shapes
+    from ..workloads.models import parse_input_dtypes, parse_input_shapes
     from ..workloads.networks import load_workload
 
     layout = args.desired_layout or ("NHWC" if str(target.kind.name) == "llvm" else None)
     try:
         return load_workload(args.network, target, args.batch_size, args.input_shape,
                              parse_input_shapes(args.input_shapes),
-                             None if layout == "none" else layout)
+                             None if layout == "none" else layout,
+                             parse_input_dtypes(args.input_shapes))
     except (ValueError, FileNotFoundError) as err:
         raise SystemExit(f"error: --network {args.network}: {err}")
 

@@ -1,7 +1,8 @@
 """A user's own model as something to tune, with TVM's conventions (as ``tvmc`` takes them):
 
 - an ONNX file (``model.onnx``), input shapes from ``--input-shapes`` or from the file;
-- a TorchScript file (``model.pt``), input shapes from ``--input-shapes``;
+- a TorchScript file (``model.pt``), input shapes from ``--input-shapes``, each input float32
+  unless its entry names another dtype (``ids:[1,128]:int64``);
 - a Python entry point (``my_pkg.models:build``): a function that returns a
   ``torch.nn.Module`` and its example inputs (a tensor or a sequence of them).
 
@@ -24,7 +25,7 @@ import numpy as np
 Reference = Callable[[Dict[str, np.ndarray]], List[np.ndarray]]
 
 MODEL_SUFFIXES = (".onnx", ".pt", ".pth", ".ts")
-_SHAPE = re.compile(r"([^\s:,\[\]]+)\s*:\s*\[([0-9,\s]*)\]")
+_SHAPE = re.compile(r"([^\s:,\[\]]+)\s*:\s*\[([0-9,\s]*)\](?::([a-z]+[0-9]*))?")
 
 
 @dataclass
@@ -47,18 +48,41 @@ def is_model_spec(spec: str) -> bool:
 
 def parse_input_shapes(text: Optional[str]) -> Dict[str, Tuple[int, ...]]:
     """``"input:[1,3,224,224] mask:[1,128]"`` (tvmc's ``--input-shapes``) as a dict, in order."""
+    return {name: tuple(int(d) for d in dims.split(",") if d.strip())
+            for name, dims, _ in _input_entries(text)}
+
+
+def parse_input_dtypes(text: Optional[str]) -> Dict[str, str]:
+    """The dtypes ``--input-shapes`` names after an input's shape (``ids:[1,128]:int64``).
+
+    tvmc takes no dtypes and reads a TorchScript file's inputs as float32; a model that takes
+    token ids needs ``int64``. Inputs without one are left out.
+    """
+    dtypes = {name: dtype for name, _, dtype in _input_entries(text) if dtype}
+    for name, dtype in dtypes.items():
+        try:
+            np.dtype(dtype)
+        except TypeError:
+            raise ValueError(f"--input-shapes: {dtype!r} (input {name!r}) is not a dtype; use "
+                             "one such as float32, int64, int32") from None
+    return dtypes
+
+
+def _input_entries(text: Optional[str]) -> List[Tuple[str, str, str]]:
     if not text:
-        return {}
+        return []
     found = _SHAPE.findall(text)
     rest = _SHAPE.sub("", text).replace(",", " ").strip()
     if not found or rest:
         raise ValueError(f"--input-shapes takes NAME:[D1,D2,...] separated by spaces, as tvmc "
-                         f"does, for example 'input:[1,3,224,224]'; got {text!r}")
-    return {name: tuple(int(d) for d in dims.split(",") if d.strip()) for name, dims in found}
+                         f"does, for example 'input:[1,3,224,224]', with an optional dtype "
+                         f"after the shape ('ids:[1,128]:int64'); got {text!r}")
+    return found
 
 
 def load_model(spec: str, input_shapes: Optional[Dict[str, Tuple[int, ...]]] = None,
-               layout: Optional[str] = "NHWC") -> ModelSource:
+               layout: Optional[str] = "NHWC",
+               input_dtypes: Optional[Dict[str, str]] = None) -> ModelSource:
     """Import the model ``spec`` names (see the module's docstring) into Relay.
 
     Parameters
@@ -71,12 +95,15 @@ def load_model(spec: str, input_shapes: Optional[Dict[str, Tuple[int, ...]]] = N
     layout : str, optional
         Convolution layout to convert to (``NHWC``: what Ansor's CPU schedules are written
         for); None keeps the model's.
+    input_dtypes : dict, optional
+        Input name -> dtype of a TorchScript file's inputs (float32 otherwise); an ONNX file's
+        must agree with the file.
     """
-    input_shapes = dict(input_shapes or {})
+    input_shapes, input_dtypes = dict(input_shapes or {}), dict(input_dtypes or {})
     if spec.endswith(".onnx"):
-        source = _from_onnx(spec, input_shapes)
+        source = _from_onnx(spec, input_shapes, input_dtypes)
     elif spec.endswith(MODEL_SUFFIXES[1:]) or os.path.isfile(spec):
-        source = _from_torchscript(spec, input_shapes)
+        source = _from_torchscript(spec, input_shapes, input_dtypes)
     elif ":" in spec:
         if input_shapes:
             raise ValueError(f"{spec} gives its own example inputs; drop --input-shapes")
@@ -91,7 +118,8 @@ def load_model(spec: str, input_shapes: Optional[Dict[str, Tuple[int, ...]]] = N
     return source
 
 
-def _from_onnx(path: str, shapes: Dict[str, Tuple[int, ...]]) -> ModelSource:
+def _from_onnx(path: str, shapes: Dict[str, Tuple[int, ...]],
+               dtypes: Dict[str, str]) -> ModelSource:
     import onnx
     from tvm import relay
 
@@ -109,6 +137,9 @@ def _from_onnx(path: str, shapes: Dict[str, Tuple[int, ...]]) -> ModelSource:
             continue
         tensor = value.type.tensor_type
         dtype = str(onnx.helper.tensor_dtype_to_np_dtype(tensor.elem_type))
+        if dtypes.get(value.name, dtype) != dtype:
+            raise ValueError(f"input {value.name!r} of {path} is {dtype}, not "
+                             f"{dtypes[value.name]}; an ONNX file's dtypes cannot be changed")
         shape = shapes.pop(value.name, None)
         if shape is None:
             dims = [d.dim_value for d in tensor.shape.dim]
@@ -119,9 +150,10 @@ def _from_onnx(path: str, shapes: Dict[str, Tuple[int, ...]]) -> ModelSource:
         inputs[value.name] = (tuple(shape), dtype)
     if shapes:
         raise ValueError(f"{path} has no input {sorted(shapes)}; its inputs: {list(inputs)}")
-    mod, params = relay.frontend.from_onnx(model, {n: s for n, (s, _) in inputs.items()},
-                                           dtype={n: d for n, (_, d) in inputs.items()},
-                                           freeze_params=True)
+    mod, params = _convert(path, lambda: relay.frontend.from_onnx(
+        model, {n: s for n, (s, _) in inputs.items()}, dtype={n: d for n, (_, d) in
+                                                              inputs.items()},
+        freeze_params=True))
     return ModelSource(os.path.basename(path), mod, params, inputs, _onnxruntime(path),
                        "onnxruntime")
 
@@ -133,7 +165,8 @@ def _onnxruntime(path: str) -> Reference:
     return lambda feeds: [np.asarray(o) for o in session.run(None, feeds)]
 
 
-def _from_torchscript(path: str, shapes: Dict[str, Tuple[int, ...]]) -> ModelSource:
+def _from_torchscript(path: str, shapes: Dict[str, Tuple[int, ...]],
+                      dtypes: Dict[str, str]) -> ModelSource:
     import torch
 
     if not os.path.exists(path):
@@ -149,7 +182,8 @@ def _from_torchscript(path: str, shapes: Dict[str, Tuple[int, ...]]) -> ModelSou
                          "torch.jit.script(model).save(path), or pass --network "
                          "package.module:function returning the module and example "
                          "inputs") from None
-    examples = [torch.rand(*s) for s in shapes.values()]
+    examples = [torch.zeros(s, dtype=getattr(torch, dtypes.get(n, "float32")))
+                for n, s in shapes.items()]
     return _torch_source(os.path.basename(path), module, examples, list(shapes))
 
 
@@ -178,14 +212,42 @@ def _torch_source(name: str, module, examples: Sequence, names: List[str]) -> Mo
     import torch
     from tvm import relay
 
-    with torch.no_grad():
-        script = module if isinstance(module, torch.jit.ScriptModule) else torch.jit.trace(
-            module, tuple(examples))
-    mod, params = relay.frontend.from_pytorch(
-        script, [(n, tuple(x.shape)) for n, x in zip(names, examples)])
+    script = module if isinstance(module, torch.jit.ScriptModule) else trace(module, examples)
     inputs = {n: (tuple(x.shape), str(x.dtype).replace("torch.", ""))
               for n, x in zip(names, examples)}
+    mod, params = _convert(name, lambda: relay.frontend.from_pytorch(script, list(inputs.items())))
     return ModelSource(name, mod, params, inputs, torch_reference(module, names), "torch")
+
+
+def trace(module, examples: Sequence):
+    """``torch.jit.trace`` of ``module`` as Relay's PyTorch frontend can read it.
+
+    Torch's fast path for ``nn.MultiheadAttention`` and ``nn.TransformerEncoderLayer`` (taken
+    in eval mode without gradients) traces into a fused operator that the frontend has no
+    conversion for; it is turned off while tracing, which computes the same.
+    """
+    import torch
+
+    fast = torch.backends.mha.get_fastpath_enabled()
+    torch.backends.mha.set_fastpath_enabled(False)
+    try:
+        with torch.no_grad():
+            return torch.jit.trace(module, tuple(examples))
+    finally:
+        torch.backends.mha.set_fastpath_enabled(fast)
+
+
+def _convert(name: str, convert):
+    """Run a Relay frontend, saying which operators it lacks instead of raising its traceback."""
+    import tvm
+
+    try:
+        return convert()
+    except (NotImplementedError, tvm.error.OpNotImplemented) as err:
+        message = str(err).strip().splitlines()[-1] if str(err).strip() else type(err).__name__
+        raise ValueError(f"TVM's frontend cannot import {name}: {message}. Replace those "
+                         "operators in the model, or export it another way (ONNX or "
+                         "TorchScript)") from None
 
 
 def torch_reference(module, names: Sequence[str]) -> Reference:
@@ -201,5 +263,5 @@ def torch_reference(module, names: Sequence[str]) -> Reference:
     return run
 
 
-__all__ = ["ModelSource", "Reference", "is_model_spec", "load_model", "parse_input_shapes",
-           "torch_reference"]
+__all__ = ["ModelSource", "Reference", "is_model_spec", "load_model", "parse_input_dtypes",
+           "parse_input_shapes", "torch_reference", "trace"]

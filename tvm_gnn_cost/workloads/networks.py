@@ -120,12 +120,11 @@ def from_torch(module, example_inputs: Sequence, input_names: Optional[Sequence[
 
     Returns mod, params and the inputs as (shape, dtype), with conv2d in NHWC.
     """
-    import torch
+    from .models import trace
 
     module = module.eval()
     names = list(input_names or [f"input{i}" for i in range(len(example_inputs))])
-    with torch.no_grad():
-        traced = torch.jit.trace(module, tuple(example_inputs))
+    traced = trace(module, example_inputs)
     shapes = [(n, tuple(x.shape)) for n, x in zip(names, example_inputs)]
     mod, params = relay.frontend.from_pytorch(traced, shapes)
     inputs = {n: (tuple(x.shape), str(x.dtype).replace("torch.", ""))
@@ -179,12 +178,13 @@ def single_op_tasks(name: str, target, batch_size: int = 1,
 def load_workload(name: str, target, batch_size: int = 1,
                   input_shape: Optional[Sequence[int]] = None,
                   input_shapes: Optional[Dict[str, Tuple[int, ...]]] = None,
-                  layout: Optional[str] = "NHWC") -> Workload:
+                  layout: Optional[str] = "NHWC",
+                  input_dtypes: Optional[Dict[str, str]] = None) -> Workload:
     """Tasks (and, for networks, the relay module) of ``name`` for ``target``.
 
     ``name`` is a built-in network or operator (:data:`NETWORKS`), or a user's model: an ONNX
     or TorchScript file or a ``package.module:function`` entry point
-    (:mod:`.models`, with ``input_shapes`` and the convolution ``layout``).
+    (:mod:`.models`, with ``input_shapes``, ``input_dtypes`` and the convolution ``layout``).
     """
     from .models import is_model_spec, load_model, torch_reference
 
@@ -204,7 +204,7 @@ def load_workload(name: str, target, batch_size: int = 1,
                                     *BERT_SIZES[name])
             reference, framework = torch_reference(module, list(inputs)), "torch"
     elif is_model_spec(name):
-        source = load_model(name, input_shapes, layout)
+        source = load_model(name, input_shapes, layout, input_dtypes)
         mod, params, inputs = source.mod, source.params, source.inputs
         reference, framework = source.reference, source.framework
     else:
