@@ -169,7 +169,7 @@ def test_model_specs_and_input_shapes_are_read_as_tvmc_writes_them():
     assert not is_model_spec("resnet-18")
 
 
-def test_bad_model_arguments_are_refused_with_the_fix(tmp_path):
+def test_bad_model_arguments_are_refused_with_the_fix(tmp_path, monkeypatch):
     log = str(tmp_path / "x.json")
     with pytest.raises(SystemExit, match="no ONNX file"):
         main(["tune", "--network", str(tmp_path / "none.onnx"), "--trials", "4", "--log", log])
@@ -185,6 +185,11 @@ def test_bad_model_arguments_are_refused_with_the_fix(tmp_path):
     assert not os.path.exists(log)
     with pytest.raises(SystemExit, match="cannot load no_such_module:build"):
         main(["tune", "--network", "no_such_module:build", "--trials", "4", "--log", log])
+    (tmp_path / "mymodel.py").write_text("def build():\n    pass\n")
+    (tmp_path / "mymodel.so").write_bytes(open(torch._C.__file__, "rb").read())  # an export
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(SystemExit, match="mymodel.so, an earlier --export"):
+        main(["tune", "--network", "mymodel:build", "--trials", "4", "--log", log])
     for name, what in (("bad.onnx", "not a readable ONNX model"),
                        ("bad.pt", "not a readable TorchScript file")):
         (tmp_path / name).write_bytes(b"not a model")

@@ -196,8 +196,11 @@ def _from_entry_point(spec: str) -> ModelSource:
     try:
         func = getattr(importlib.import_module(module_name), func_name)
     except (ImportError, AttributeError) as err:
-        raise ValueError(f"cannot load {spec}: {err}. It must be an importable "
-                         "package.module:function") from err
+        hint = "It must be an importable package.module:function"
+        if "module export function" in str(err):  # Python imports NAME.so before NAME.py
+            hint = (f"A compiled library named like the module ({module_name.split('.')[-1]}"
+                    ".so, an earlier --export?) hides it: rename or move the library")
+        raise ValueError(f"cannot load {spec}: {err}. {hint}") from err
     out = func()
     if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], torch.nn.Module)):
         raise ValueError(f"{spec} must return (torch.nn.Module, example inputs); it returned "
