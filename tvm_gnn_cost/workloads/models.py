@@ -151,9 +151,8 @@ def _from_onnx(path: str, shapes: Dict[str, Tuple[int, ...]],
     if shapes:
         raise ValueError(f"{path} has no input {sorted(shapes)}; its inputs: {list(inputs)}")
     mod, params = _convert(path, lambda: relay.frontend.from_onnx(
-        model, {n: s for n, (s, _) in inputs.items()}, dtype={n: d for n, (_, d) in
-                                                              inputs.items()},
-        freeze_params=True))
+        model, {n: s for n, (s, _) in inputs.items()},
+        dtype={n: d for n, (_, d) in inputs.items()}, freeze_params=True))
     return ModelSource(os.path.basename(path), mod, params, inputs, _onnxruntime(path),
                        "onnxruntime")
 
