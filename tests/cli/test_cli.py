@@ -9,6 +9,7 @@ import pytest
 from tvm import auto_scheduler
 
 from tvm_gnn_cost.cli import main
+from tvm_gnn_cost.cli.common import parse_target
 from tvm_gnn_cost.ansor.records import measured_cost
 from tvm_gnn_cost.core.labels import FAILED_COST
 
@@ -169,6 +170,13 @@ def test_bad_target_is_refused_with_a_hint(tmp_path):
     with pytest.raises(SystemExit, match="-mcpu=znver44 is not a CPU .* -mcpu="):
         main(["tune", *MATMUL, "--trials", "8", "--log", str(tmp_path / "x.json"),
               "--target", "llvm -mcpu=znver44"])
+    # another ISA builds, but every measurement here would fail after the whole budget
+    arm = "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72"
+    with pytest.raises(SystemExit, match="compiles for aarch64.*--rpc-key"):
+        main(["tune", *MATMUL, "--trials", "8", "--log", str(tmp_path / "x.json"),
+              "--target", arm])
+    assert not os.path.exists(tmp_path / "x.json")
+    assert "aarch64" in str(parse_target(arm, rpc_key="rasp4"))  # measured on the device
 
 
 def test_a_target_this_tvm_cannot_compile_for_is_refused(tmp_path, cuda_task, caplog):

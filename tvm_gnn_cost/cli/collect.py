@@ -35,7 +35,7 @@ def run(args) -> int:
 
     labels = MeasureSettings(args.number, args.repeat, args.min_repeat_ms)
     prior = prior_choice(args)
-    target = parse_target(args.target)
+    target = parse_target(args.target, args.rpc_key)
     ensure_folder("--out", args.out)
     workload = load_network(args, target)
     print(f"{args.network}: {len(workload.tasks)} tasks, target {target}", flush=True)

@@ -164,11 +164,12 @@ def untrusted_pickle_is_an_error():
         raise SystemExit(f"error: {err}") from None
 
 
-def parse_target(text: Optional[str]):
-    """The ``--target`` (default: this CPU), or exit with examples of valid ones."""
+def parse_target(text: Optional[str], rpc_key: Optional[str] = None):
+    """The ``--target`` (default: this CPU), or exit with examples of valid ones, or saying
+    that a CPU of another architecture is measured through ``--rpc-key``."""
     import tvm
 
-    from ..workloads.targets import check_target, host_target
+    from ..workloads.targets import check_runs_here, check_target, host_target
 
     if text is None:
         return host_target()
@@ -180,6 +181,8 @@ def parse_target(text: Optional[str]):
                          "'{\"kind\": \"llvm\", \"mcpu\": \"skylake-avx512\"}'.")
     try:
         check_target(target)
+        if not rpc_key:
+            check_runs_here(target)
     except ValueError as err:
         raise SystemExit(f"error: --target {text!r}: {err}")
     return target

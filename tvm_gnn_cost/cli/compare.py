@@ -57,7 +57,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    target = parse_target(args.target)
+    target = parse_target(args.target, args.rpc_key)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     if args.searcher == "metaschedule":
         return _metaschedule(args, target, models)

@@ -42,7 +42,7 @@ def describe(model) -> str:
 
 def run(args) -> int:
     from ..ansor.tuning import count_records, default_first_round, make_model, tune
-    target = parse_target(args.target)
+    target = parse_target(args.target, args.rpc_key)
     if os.path.exists(args.log) and not args.resume:
         raise SystemExit(f"error: {args.log} exists; pass --resume to continue it, "
                          "or choose another --log")

@@ -52,6 +52,33 @@ def shipped_prior_mismatch(target) -> Optional[str]:
     return None
 
 
+_ARCH_ALIASES = {"arm64": "aarch64", "amd64": "x86_64"}
+
+
+def check_runs_here(target) -> None:
+    """Raise ``ValueError`` if ``target`` is a CPU of another architecture than this machine's.
+
+    Its programs build but cannot run here: measured locally, every one fails, and the job
+    ends after its whole budget with nothing tuned. They are measured on the device, through
+    an RPC tracker.
+    """
+    target = tvm.target.Target(target)
+    triple = str(target.attrs.get("mtriple", "")) if target.kind.name == "llvm" else ""
+    if not triple:
+        return
+
+    def arch(t: str) -> str:
+        return _ARCH_ALIASES.get(t.split("-")[0], t.split("-")[0])
+
+    host = str(tvm.target.codegen.llvm_get_system_triple())
+    if arch(triple) != arch(host):
+        raise ValueError(
+            f"it compiles for {arch(triple)}, and this machine is {arch(host)}, so its programs "
+            "cannot be measured here. Measure them on the device through an RPC tracker "
+            "(--rpc-key KEY --rpc-host HOST --rpc-port PORT), or tune for this machine "
+            "(leave --target out)")
+
+
 def check_target(target) -> None:
     """Raise ``ValueError`` if this TVM build cannot compile code for ``target``, or if its
     ``-mcpu`` is not a CPU that LLVM knows; warn about an LLVM CPU target without ``-mcpu``.
