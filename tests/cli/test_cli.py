@@ -177,6 +177,14 @@ def test_bad_target_is_refused_with_a_hint(tmp_path):
               "--target", arm])
     assert not os.path.exists(tmp_path / "x.json")
     assert "aarch64" in str(parse_target(arm, rpc_key="rasp4"))  # measured on the device
+    from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+    from tvm_gnn_cost.ansor.tuning import tune
+    from tvm_gnn_cost.workloads.networks import single_op_tasks
+
+    with pytest.raises(ValueError, match="compiles for aarch64"):  # the Python API too
+        tune(single_op_tasks("matmul", arm, 1, (64, 64, 64)), GNNCostModel(), 8,
+             str(tmp_path / "y.json"))
+    assert not os.path.exists(tmp_path / "y.json")
 
 
 def test_a_target_this_tvm_cannot_compile_for_is_refused(tmp_path, cuda_task, caplog):

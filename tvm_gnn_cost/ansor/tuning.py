@@ -15,7 +15,7 @@ from ..curves import Curve
 from .logs import read_log, repair_log
 from .measure import TUNING
 from .workers import persistent_workers
-from ..workloads.targets import check_target
+from ..workloads.targets import check_runs_here, check_target
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -276,6 +276,8 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
     """
     for target in {str(t.target) for t in tasks}:
         check_target(target)
+        if runner is None or isinstance(runner, auto_scheduler.LocalRunner):
+            check_runs_here(target)
     done, init = _resume(model, tasks, log_file) if resume else (0, [])
     if not done:
         check_budget(tasks, trials, measures_per_round)
