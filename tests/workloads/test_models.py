@@ -30,18 +30,19 @@ module = graph_executor.GraphModule(lib["default"](tvm.runtime.cpu()))
 for name in inputs:
     module.set_input(name, feeds[name])
 module.run()
-np.save(sys.argv[3], module.get_output(0).numpy())
+np.savez(sys.argv[3], *[module.get_output(i).numpy() for i in range(module.get_num_outputs())])
 """
 
 
 def run_exported(lib, feeds, tmp_path):
-    """The exported library's first output on ``feeds``, computed in a fresh process."""
+    """The exported library's outputs on ``feeds``, computed in a fresh process."""
     np.savez(tmp_path / "feeds.npz", **feeds)
-    out = tmp_path / "out.npy"
+    out = tmp_path / "out.npz"
     done = subprocess.run([sys.executable, "-c", RUN_EXPORTED, lib, str(tmp_path / "feeds.npz"),
                            str(out)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    return np.load(out)
+    outputs = np.load(out)
+    return [outputs[f"arr_{i}"] for i in range(len(outputs.files))]
 
 
 def tune(network, tmp_path, capsys, trials, *extra):
@@ -66,7 +67,7 @@ def test_an_onnx_model_is_tuned_checked_exported_and_runs_in_a_fresh_process(tmp
     feeds = {"input": np.random.default_rng(1).uniform(size=(1, 3, 8, 8)).astype("float32")}
     session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
     expected = session.run(None, feeds)[0]
-    np.testing.assert_allclose(run_exported(lib, feeds, tmp_path), expected, rtol=1e-4,
+    np.testing.assert_allclose(run_exported(lib, feeds, tmp_path)[0], expected, rtol=1e-4,
                                atol=1e-5)
 
 
@@ -79,7 +80,7 @@ def test_a_torchscript_model_in_nchw_is_tuned_in_nhwc_and_matches_torch(tmp_path
     feeds = {"input0": np.random.default_rng(2).uniform(size=(1, 3, 8, 8)).astype("float32")}
     with torch.no_grad():
         expected = model(torch.from_numpy(feeds["input0"])).numpy()
-    np.testing.assert_allclose(run_exported(lib, feeds, tmp_path), expected, rtol=1e-4,
+    np.testing.assert_allclose(run_exported(lib, feeds, tmp_path)[0], expected, rtol=1e-4,
                                atol=1e-5)
 
 
@@ -97,7 +98,7 @@ def test_an_encoder_from_an_entry_point_tunes_builds_and_runs(tmp_path, capsys):
     feeds = {"input0": x.numpy()}
     with torch.no_grad():
         expected = model(x).numpy()
-    np.testing.assert_allclose(run_exported(lib, feeds, tmp_path), expected, rtol=1e-3,
+    np.testing.assert_allclose(run_exported(lib, feeds, tmp_path)[0], expected, rtol=1e-3,
                                atol=1e-4)
 
 
@@ -122,7 +123,7 @@ def test_a_language_model_on_token_ids_tunes_builds_and_runs(tmp_path, capsys, t
     feeds = {"input0": np.random.default_rng(3).integers(0, 50, size=(1, 8))}
     with torch.no_grad():
         expected = model(torch.from_numpy(feeds["input0"])).numpy()
-    np.testing.assert_allclose(run_exported(lib, feeds, tmp_path), expected, rtol=1e-3,
+    np.testing.assert_allclose(run_exported(lib, feeds, tmp_path)[0], expected, rtol=1e-3,
                                atol=1e-4)
 
     path = str(tmp_path / "lm.pt")
@@ -135,6 +136,55 @@ def test_a_language_model_on_token_ids_tunes_builds_and_runs(tmp_path, capsys, t
     with pytest.raises(SystemExit, match="cannot import lm.pt: .*_native_multi_head_attention"):
         main(["tune", "--network", path, "--input-shapes", "input0:[1,8]:int64", "--trials",
               "10", "--log", str(tmp_path / "x.json")])
+
+
+def test_a_model_with_two_inputs_and_a_dynamic_batch_is_tuned_with_the_shapes_given(
+        tmp_path, capsys, target):
+    """An ONNX file with a dynamic batch axis needs every input's shape, and is refused with
+    an example built from its own dims; both outputs of the exported library are checked. A
+    TorchScript file's inputs are taken by name in its forward's order, or refused with its
+    argument names."""
+    import onnxruntime
+
+    from tvm_gnn_cost.workloads.networks import load_workload
+
+    model, (image, features) = tiny_models.two_inputs()
+    path = str(tmp_path / "two.onnx")
+    torch.onnx.export(model, (image, features), path, dynamo=False,
+                      input_names=["image", "features"],
+                      dynamic_axes={"image": {0: "batch"}, "features": {0: "batch"}})
+    log = str(tmp_path / "x.json")
+    with pytest.raises(SystemExit, match=r"inputs 'image' \[batch,3,8,8\], 'features' "
+                                         r"\[batch,4\] of .* have no static shape.*"
+                                         r"'image:\[1,3,8,8\] features:\[1,4\]'"):
+        main(["tune", "--network", path, "--trials", "4", "--log", log])
+    with pytest.raises(SystemExit, match="cannot import .*two.onnx with these input shapes"):
+        main(["tune", "--network", path, "--input-shapes", "image:[2,3,8,8] features:[3,4]",
+              "--trials", "4", "--log", log])
+    assert not os.path.exists(log)
+
+    lib, out = tune(path, tmp_path, capsys, 5, "--input-shapes",
+                    "image:[2,3,8,8] features:[2,4]")
+    assert "outputs match onnxruntime" in out
+    rng = np.random.default_rng(4)
+    feeds = {"image": rng.uniform(size=(2, 3, 8, 8)).astype("float32"),
+             "features": rng.uniform(size=(2, 4)).astype("float32")}
+    expected = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"]).run(
+        None, feeds)
+    outputs = run_exported(lib, feeds, tmp_path)
+    assert len(outputs) == 2
+    for got, want in zip(outputs, expected):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+    path = str(tmp_path / "two.pt")
+    torch.jit.trace(model, (image, features)).save(path)
+    workload = load_workload(path, target, input_shapes={"features": (1, 4),
+                                                         "image": (1, 3, 8, 8)})
+    assert list(workload.inputs) == ["image", "features"]  # forward's order
+    with pytest.raises(SystemExit, match=r"takes 2 input\(s\) \(image, features\) and "
+                                         r"--input-shapes gives 1"):
+        main(["tune", "--network", path, "--input-shapes", "image:[1,3,8,8]", "--trials", "4",
+              "--log", log])
 
 
 def test_the_layout_rewrite_is_off_only_where_tvm_cannot_build_it(target):

@@ -46,3 +46,24 @@ def language_model():
     """
     torch.manual_seed(0)
     return _LanguageModel().eval(), torch.randint(0, 50, (1, 8))
+
+
+class _TwoInputs(torch.nn.Module):
+    """An image and a feature vector in; logits and the features' embedding out."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(),
+                                        torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten())
+        self.side = torch.nn.Linear(4, 8)
+        self.head = torch.nn.Linear(16, 5)
+
+    def forward(self, image, features):
+        side = torch.relu(self.side(features))
+        return self.head(torch.cat([self.conv(image), side], 1)), side
+
+
+def two_inputs():
+    """A model with two inputs (an 8x8 RGB image, 4 features) and two outputs."""
+    torch.manual_seed(0)
+    return _TwoInputs().eval(), (torch.randn(1, 3, 8, 8), torch.randn(1, 4))

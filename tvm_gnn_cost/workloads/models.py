@@ -132,6 +132,7 @@ def _from_onnx(path: str, shapes: Dict[str, Tuple[int, ...]],
                          "export it again with torch.onnx.export or check the file") from None
     initializers = {i.name for i in model.graph.initializer}
     inputs: Dict[str, Tuple[Tuple[int, ...], str]] = {}
+    dynamic: Dict[str, list] = {}  # inputs without a static shape -> their dims
     for value in model.graph.input:
         if value.name in initializers:
             continue
@@ -140,16 +141,24 @@ def _from_onnx(path: str, shapes: Dict[str, Tuple[int, ...]],
         if dtypes.get(value.name, dtype) != dtype:
             raise ValueError(f"input {value.name!r} of {path} is {dtype}, not "
                              f"{dtypes[value.name]}; an ONNX file's dtypes cannot be changed")
+        dims = [d.dim_value if d.dim_value > 0 else (d.dim_param or "?")
+                for d in tensor.shape.dim]
         shape = shapes.pop(value.name, None)
         if shape is None:
-            dims = [d.dim_value for d in tensor.shape.dim]
-            if not dims or min(dims) <= 0:
-                raise ValueError(f"input {value.name!r} of {path} has no static shape; give it "
-                                 f"with --input-shapes '{value.name}:[1,3,224,224]'")
+            if not dims or not all(isinstance(d, int) for d in dims):
+                dynamic[value.name] = dims
             shape = tuple(dims)
         inputs[value.name] = (tuple(shape), dtype)
     if shapes:
         raise ValueError(f"{path} has no input {sorted(shapes)}; its inputs: {list(inputs)}")
+    if dynamic:
+        given = " ".join(f"{n}:[{','.join(str(d) if isinstance(d, int) else '1' for d in s)}]"
+                         for n, (s, _) in inputs.items())
+        which = ", ".join(f"{n!r} [{','.join(map(str, dims))}]" for n, dims in dynamic.items())
+        many = len(dynamic) > 1
+        raise ValueError(f"input{'s' * many} {which} of {path} {'have' if many else 'has'} no "
+                         f"static shape; give every input's shape with --input-shapes, for "
+                         f"example '{given}'")
     mod, params = _convert(path, lambda: relay.frontend.from_onnx(
         model, {n: s for n, (s, _) in inputs.items()},
         dtype={n: d for n, (_, d) in inputs.items()}, freeze_params=True))
@@ -170,9 +179,6 @@ def _from_torchscript(path: str, shapes: Dict[str, Tuple[int, ...]],
 
     if not os.path.exists(path):
         raise FileNotFoundError(f"no TorchScript file at {path}")
-    if not shapes:
-        raise ValueError("a TorchScript file does not say its input shapes; give them with "
-                         "--input-shapes 'input0:[1,3,224,224]'")
     try:
         module = torch.jit.load(path, map_location="cpu").eval()
     except RuntimeError as err:
@@ -181,9 +187,26 @@ def _from_torchscript(path: str, shapes: Dict[str, Tuple[int, ...]],
                          "torch.jit.script(model).save(path), or pass --network "
                          "package.module:function returning the module and example "
                          "inputs") from None
+    shapes = _torchscript_inputs(path, module, shapes)
     examples = [torch.zeros(s, dtype=getattr(torch, dtypes.get(n, "float32")))
                 for n, s in shapes.items()]
     return _torch_source(os.path.basename(path), module, examples, list(shapes))
+
+
+def _torchscript_inputs(path: str, module, shapes: Dict[str, Tuple[int, ...]]
+                        ) -> Dict[str, Tuple[int, ...]]:
+    """``shapes`` in the order of the module's ``forward`` arguments: by name where the names
+    are its arguments', else in the order given (as tvmc takes them)."""
+    args = [a.name for a in module.forward.schema.arguments[1:]]  # [0] is self
+    if len(shapes) != len(args):
+        example = " ".join(f"{a}:[1,3,224,224]" if i == 0 else f"{a}:[...]"
+                           for i, a in enumerate(args))
+        raise ValueError(f"{path} takes {len(args)} input(s) ({', '.join(args)}) and "
+                         f"--input-shapes gives {len(shapes)}; a TorchScript file does not say "
+                         f"its input shapes: give each, in order, for example '{example}'")
+    if set(shapes) == set(args):
+        return {a: shapes[a] for a in args}
+    return shapes
 
 
 def _from_entry_point(spec: str) -> ModelSource:
@@ -246,10 +269,18 @@ def _convert(name: str, convert):
     try:
         return convert()
     except (NotImplementedError, tvm.error.OpNotImplemented) as err:
-        message = str(err).strip().splitlines()[-1] if str(err).strip() else type(err).__name__
-        raise ValueError(f"TVM's frontend cannot import {name}: {message}. Replace those "
-                         "operators in the model, or export it another way (ONNX or "
+        raise ValueError(f"TVM's frontend cannot import {name}: {_last_line(err)}. Replace "
+                         "those operators in the model, or export it another way (ONNX or "
                          "TorchScript)") from None
+    except tvm.TVMError as err:  # Relay's type inference, e.g. shapes that do not fit
+        raise ValueError(f"TVM cannot import {name} with these input shapes: {_last_line(err)}. "
+                         "Check --input-shapes: each input's shape must be one the model "
+                         "accepts, and all of them agree with each other") from None
+
+
+def _last_line(err: Exception) -> str:
+    text = str(err).strip()
+    return text.splitlines()[-1] if text else type(err).__name__
 
 
 def torch_reference(module, names: Sequence[str]) -> Reference:
