@@ -138,7 +138,6 @@ def bert_module(batch_size: int = 1, seq_len: int = 64, d_model: int = 256, head
     import torch
 
     torch.manual_seed(0)
-    torch.backends.mha.set_fastpath_enabled(False)  # the fast path does not trace
     layer = torch.nn.TransformerEncoderLayer(d_model, heads, dim_feedforward=4 * d_model,
                                              batch_first=True, dropout=0.0)
     model = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
