@@ -104,7 +104,7 @@ def test_an_encoder_from_an_entry_point_tunes_builds_and_runs(tmp_path, capsys):
 
 @pytest.fixture
 def mha_fast_path():
-    """Torch's default, which other tests' models may have turned off for the process."""
+    """Torch's default (on), made sure of: the test is about the fast path."""
     before = torch.backends.mha.get_fastpath_enabled()
     torch.backends.mha.set_fastpath_enabled(True)
     yield
