@@ -187,6 +187,42 @@ def test_a_model_with_two_inputs_and_a_dynamic_batch_is_tuned_with_the_shapes_gi
               "--log", log])
 
 
+def test_a_bilinear_upsampling_builds_despite_tvms_debug_record_bug(tmp_path, capsys,
+                                                                   caplog):
+    """TVM 0.19's LLVM code generation writes debug records for float variables that LLVM 22
+    rejects; a bilinear resize has them, tuned or not. The build goes on without TIR's CSE."""
+    from tvm_gnn_cost.workloads.deploy import DEBUG_RECORD_BUG
+
+    lib, out = tune("tiny_models:upsampler", tmp_path, capsys, 2)
+    assert "outputs match torch" in out
+    assert "apache/tvm#18585" in caplog.text and DEBUG_RECORD_BUG.startswith("#dbg_declare")
+    model, x = tiny_models.upsampler()
+    with torch.no_grad():
+        expected = model(x).numpy()
+    np.testing.assert_allclose(run_exported(lib, {"input0": x.numpy()}, tmp_path)[0],
+                               expected, rtol=1e-4, atol=1e-5)
+
+
+def test_a_tvm_error_is_told_by_the_line_that_names_it():
+    """What TVM 0.19 raised for the upsampler before the CSE fallback: its last line says
+    nothing."""
+    from tvm_gnn_cost.workloads.errors import error_summary
+
+    raised = RuntimeError(
+        "Traceback (most recent call last):\n  0: tvm::codegen::CodeGenLLVM::Verify() const\n"
+        '  File "/project/tvm/src/target/llvm/codegen_llvm.cc", line 361\n'
+        "TVMError: LLVM module verification failed with the following errors: \n"
+        "location of #dbg_declare must be a pointer or int\n"
+        "#dbg_declare(float %cse_var_1, !1413, !DIExpression(), !1406)\n"
+        "ptr @__tvm_parallel_lambda\n")
+    assert error_summary(raised) == ("TVMError: LLVM module verification failed with the "
+                                     "following errors: location of #dbg_declare must be a "
+                                     "pointer or int")
+    assert error_summary(NotImplementedError("ops: ['aten::x']")) == \
+        "NotImplementedError: ops: ['aten::x']"
+    assert error_summary(ValueError()) == "ValueError"
+
+
 def test_the_layout_rewrite_is_off_only_where_tvm_cannot_build_it(target):
     from tvm.auto_scheduler.compute_dag import LayoutRewriteOption
 

@@ -67,3 +67,19 @@ def two_inputs():
     """A model with two inputs (an 8x8 RGB image, 4 features) and two outputs."""
     torch.manual_seed(0)
     return _TwoInputs().eval(), (torch.randn(1, 3, 8, 8), torch.randn(1, 4))
+
+
+class _Upsampler(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        return torch.nn.functional.interpolate(self.conv(x), scale_factor=2.0, mode="bilinear",
+                                               align_corners=False)
+
+
+def upsampler():
+    """A convolution and a bilinear 2x upsampling (segmentation heads, U-Nets, FPNs)."""
+    torch.manual_seed(0)
+    return _Upsampler().eval(), torch.randn(1, 3, 8, 8)

@@ -173,12 +173,13 @@ def _measured(workload, log: str, target):
     """The built network's measured latency (seconds); None, with a warning, if the build
     fails: the tuning is done and its curve still counts."""
     from ..workloads.deploy import build_and_time
+    from ..workloads.errors import error_summary
 
     try:
         return build_and_time(workload, log, target).latency
     except Exception as err:  # noqa: BLE001 - a build error must not lose the comparison
         logger.warning("building %s with the best schedules of %s failed: %s", workload.name,
-                       log, str(err).strip().splitlines()[-1] if str(err).strip() else err)
+                       log, error_summary(err))
         return None
 
 

@@ -97,6 +97,7 @@ def build(workload, args, target) -> int:
     """Build, check, time and export what was tuned; errors end with a message, not a
     traceback: the tuning is done and kept in the log."""
     from ..workloads.deploy import WrongResultError, build_and_time
+    from ..workloads.errors import error_summary
 
     try:
         report = build_and_time(workload, args.log, target, export=args.export)
@@ -104,9 +105,8 @@ def build(workload, args, target) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except Exception as err:  # noqa: BLE001 - TVM raises many kinds; the log is safe
-        last = str(err).strip().splitlines()[-1] if str(err).strip() else type(err).__name__
         print(f"error: building {args.network} with the best schedules of {args.log} failed "
-              f"({type(err).__name__}: {last}). Every measured record is kept in the log; "
+              f"({error_summary(err)}). Every measured record is kept in the log; "
               "`tvm-gnn-cost tune ... --resume` continues it.", file=sys.stderr)
         return 1
     if report.fallback:

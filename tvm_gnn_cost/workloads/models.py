@@ -21,6 +21,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .errors import error_summary
+
 #: What the reference does: input name -> array in, output arrays out.
 Reference = Callable[[Dict[str, np.ndarray]], List[np.ndarray]]
 
@@ -269,18 +271,13 @@ def _convert(name: str, convert):
     try:
         return convert()
     except (NotImplementedError, tvm.error.OpNotImplemented) as err:
-        raise ValueError(f"TVM's frontend cannot import {name}: {_last_line(err)}. Replace "
+        raise ValueError(f"TVM's frontend cannot import {name}: {error_summary(err)}. Replace "
                          "those operators in the model, or export it another way (ONNX or "
                          "TorchScript)") from None
     except tvm.TVMError as err:  # Relay's type inference, e.g. shapes that do not fit
-        raise ValueError(f"TVM cannot import {name} with these input shapes: {_last_line(err)}. "
+        raise ValueError(f"TVM cannot import {name} with these input shapes: {error_summary(err)}. "
                          "Check --input-shapes: each input's shape must be one the model "
                          "accepts, and all of them agree with each other") from None
-
-
-def _last_line(err: Exception) -> str:
-    text = str(err).strip()
-    return text.splitlines()[-1] if text else type(err).__name__
 
 
 def torch_reference(module, names: Sequence[str]) -> Reference:
