@@ -223,6 +223,26 @@ def test_a_tvm_error_is_told_by_the_line_that_names_it():
     assert error_summary(ValueError()) == "ValueError"
 
 
+def test_an_entry_point_returning_a_module_alone_takes_input_shapes(tmp_path, capsys, target):
+    """As ``--network torchvision.models:resnet18 --input-shapes 'x:[1,3,224,224]'``."""
+    from tvm_gnn_cost.workloads.networks import load_workload
+
+    log = str(tmp_path / "x.json")
+    with pytest.raises(SystemExit, match="returned a module without example inputs; give its "
+                                         "input shapes with --input-shapes"):
+        main(["tune", "--network", "tiny_models:cnn_module", "--trials", "4", "--log", log])
+    with pytest.raises(SystemExit, match="gives its own example inputs; drop --input-shapes"):
+        main(["tune", "--network", "tiny_models:cnn", "--input-shapes", "x:[1,3,8,8]",
+              "--trials", "4", "--log", log])
+    workload = load_workload("tiny_models:cnn_module", target,
+                             input_shapes={"image": (1, 3, 8, 8)})
+    assert workload.inputs == {"image": ((1, 3, 8, 8), "float32")} and workload.tasks
+    model, x = tiny_models.cnn()
+    with torch.no_grad():
+        expected = model(x).numpy()
+    np.testing.assert_allclose(workload.reference({"image": x.numpy()})[0], expected)
+
+
 def test_the_layout_rewrite_is_off_only_where_tvm_cannot_build_it(target):
     from tvm.auto_scheduler.compute_dag import LayoutRewriteOption
 

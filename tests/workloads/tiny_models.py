@@ -83,3 +83,9 @@ def upsampler():
     """A convolution and a bilinear 2x upsampling (segmentation heads, U-Nets, FPNs)."""
     torch.manual_seed(0)
     return _Upsampler().eval(), torch.randn(1, 3, 8, 8)
+
+
+def cnn_module():
+    """:func:`cnn`'s module alone, as a constructor such as ``torchvision.models.resnet18``
+    returns it: the inputs come from ``--input-shapes``."""
+    return cnn()[0]

@@ -4,7 +4,9 @@
 - a TorchScript file (``model.pt``), input shapes from ``--input-shapes``, each input float32
   unless its entry names another dtype (``ids:[1,128]:int64``);
 - a Python entry point (``my_pkg.models:build``): a function that returns a
-  ``torch.nn.Module`` and its example inputs (a tensor or a sequence of them).
+  ``torch.nn.Module`` and its example inputs (a tensor or a sequence of them), or the module
+  alone (a constructor such as ``torchvision.models:resnet18``), its inputs then given by
+  ``--input-shapes`` as for TorchScript.
 
 Each comes with a reference: the original model run by its own framework (ONNX Runtime, or
 torch eager), which a tuned build's outputs are checked against and whose time it is
@@ -92,14 +94,15 @@ def load_model(spec: str, input_shapes: Optional[Dict[str, Tuple[int, ...]]] = N
     spec : str
         ``*.onnx``, a TorchScript file, or ``package.module:function``.
     input_shapes : dict, optional
-        Input name -> shape; needed for TorchScript, optional for ONNX (the file's static
-        shapes), not taken for an entry point (its example inputs say).
+        Input name -> shape; needed for TorchScript and an entry point that returns a module
+        alone, optional for ONNX (the file's static shapes), refused for an entry point that
+        returns example inputs (they say).
     layout : str, optional
         Convolution layout to convert to (``NHWC``: what Ansor's CPU schedules are written
         for); None keeps the model's.
     input_dtypes : dict, optional
-        Input name -> dtype of a TorchScript file's inputs (float32 otherwise); an ONNX file's
-        must agree with the file.
+        Input name -> dtype of the inputs ``input_shapes`` gives (float32 otherwise); an ONNX
+        file's must agree with the file.
     """
     input_shapes, input_dtypes = dict(input_shapes or {}), dict(input_dtypes or {})
     if spec.endswith(".onnx"):
@@ -107,9 +110,7 @@ def load_model(spec: str, input_shapes: Optional[Dict[str, Tuple[int, ...]]] = N
     elif spec.endswith(MODEL_SUFFIXES[1:]) or os.path.isfile(spec):
         source = _from_torchscript(spec, input_shapes, input_dtypes)
     elif ":" in spec:
-        if input_shapes:
-            raise ValueError(f"{spec} gives its own example inputs; drop --input-shapes")
-        source = _from_entry_point(spec)
+        source = _from_entry_point(spec, input_shapes, input_dtypes)
     else:
         raise ValueError(f"{spec!r} is neither a model file (.onnx, .pt) nor an entry point "
                          "(package.module:function)")
@@ -190,9 +191,7 @@ def _from_torchscript(path: str, shapes: Dict[str, Tuple[int, ...]],
                          "package.module:function returning the module and example "
                          "inputs") from None
     shapes = _torchscript_inputs(path, module, shapes)
-    examples = [torch.zeros(s, dtype=getattr(torch, dtypes.get(n, "float32")))
-                for n, s in shapes.items()]
-    return _torch_source(os.path.basename(path), module, examples, list(shapes))
+    return _torch_source(os.path.basename(path), module, _zeros(shapes, dtypes), list(shapes))
 
 
 def _torchscript_inputs(path: str, module, shapes: Dict[str, Tuple[int, ...]]
@@ -211,7 +210,8 @@ def _torchscript_inputs(path: str, module, shapes: Dict[str, Tuple[int, ...]]
     return shapes
 
 
-def _from_entry_point(spec: str) -> ModelSource:
+def _from_entry_point(spec: str, shapes: Dict[str, Tuple[int, ...]],
+                      dtypes: Dict[str, str]) -> ModelSource:
     import torch
 
     module_name, _, func_name = spec.partition(":")
@@ -226,13 +226,29 @@ def _from_entry_point(spec: str) -> ModelSource:
                     ".so, an earlier --export?) hides it: rename or move the library")
         raise ValueError(f"cannot load {spec}: {err}. {hint}") from err
     out = func()
+    if isinstance(out, torch.nn.Module):  # a model constructor, such as torchvision's
+        if not shapes:
+            raise ValueError(f"{spec} returned a module without example inputs; give its input "
+                             "shapes with --input-shapes 'x:[1,3,224,224]', or return (module, "
+                             "example inputs)")
+        return _torch_source(func_name, out.eval(), _zeros(shapes, dtypes), list(shapes))
     if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], torch.nn.Module)):
-        raise ValueError(f"{spec} must return (torch.nn.Module, example inputs); it returned "
-                         f"{type(out).__name__}")
+        raise ValueError(f"{spec} must return a torch.nn.Module or (module, example inputs); it "
+                         f"returned {type(out).__name__}")
+    if shapes:
+        raise ValueError(f"{spec} gives its own example inputs; drop --input-shapes")
     module, examples = out
     examples = [examples] if isinstance(examples, torch.Tensor) else list(examples)
     names = [f"input{i}" for i in range(len(examples))]
     return _torch_source(func_name, module.eval(), examples, names)
+
+
+def _zeros(shapes: Dict[str, Tuple[int, ...]], dtypes: Dict[str, str]) -> list:
+    """Example inputs of the given shapes, float32 unless ``dtypes`` names another dtype."""
+    import torch
+
+    return [torch.zeros(s, dtype=getattr(torch, dtypes.get(n, "float32")))
+            for n, s in shapes.items()]
 
 
 def _torch_source(name: str, module, examples: Sequence, names: List[str]) -> ModelSource:
