@@ -43,15 +43,16 @@ def add_workload_args(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--network", required=True,
                    help="your model: an ONNX file, a TorchScript file (.pt) or a "
-                        "package.module:function returning (torch.nn.Module, example inputs); "
+                        "package.module:function returning (torch.nn.Module, example inputs) "
+                        "or the module alone (give --input-shapes); "
                         f"or a built-in one: {', '.join(NETWORKS)}")
     p.add_argument("--input-shapes", default=None, metavar="'NAME:[D1,D2,...] ...'",
-                   help="input shapes of a model file, as tvmc takes them, for example "
-                        "\"input:[1,3,224,224]\" (an ONNX file's own static shapes otherwise); "
-                        "a TorchScript input that is not float32 names its dtype after the "
-                        "shape: \"ids:[1,128]:int64\"")
+                   help="input shapes of a model file or of a module an entry point returns "
+                        "alone, as tvmc takes them, for example \"input:[1,3,224,224]\" (an "
+                        "ONNX file's own static shapes otherwise); an input that is not float32 "
+                        "names its dtype after the shape: \"ids:[1,128]:int64\"")
     p.add_argument("--desired-layout", choices=[*LAYOUTS, "none"], default=None,
-                   help="convert a model file's convolutions to this layout (default NHWC on "
+                   help="convert your model's convolutions to this layout (default NHWC on "
                         "CPU targets, which Ansor's CPU schedules are written for; none keeps "
                         "the model's)")
     p.add_argument("--batch-size", type=at_least(1), default=1)
