@@ -290,10 +290,10 @@ def _convert(name: str, convert):
         raise ValueError(f"TVM's frontend cannot import {name}: {error_summary(err)}. Replace "
                          "those operators in the model, or export it another way (ONNX or "
                          "TorchScript)") from None
-    except tvm.TVMError as err:  # Relay's type inference, e.g. shapes that do not fit
-        raise ValueError(f"TVM cannot import {name} with these input shapes: {error_summary(err)}. "
-                         "Check --input-shapes: each input's shape must be one the model "
-                         "accepts, and all of them agree with each other") from None
+    except tvm.TVMError as err:  # most often Relay's type inference: shapes that do not fit
+        raise ValueError(f"TVM cannot import {name}: {error_summary(err)}. If the input shapes "
+                         "are the cause, check --input-shapes: each input's shape must be one "
+                         "the model accepts, and agree with the others'") from None
 
 
 def torch_reference(module, names: Sequence[str]) -> Reference:
