@@ -191,11 +191,9 @@ def test_a_bilinear_upsampling_builds_despite_tvms_debug_record_bug(tmp_path, ca
                                                                    caplog):
     """TVM 0.19's LLVM code generation writes debug records for float variables that LLVM 22
     rejects; a bilinear resize has them, tuned or not. The build goes on without TIR's CSE."""
-    from tvm_gnn_cost.workloads.deploy import DEBUG_RECORD_BUG
-
     lib, out = tune("tiny_models:upsampler", tmp_path, capsys, 2)
     assert "outputs match torch" in out
-    assert "apache/tvm#18585" in caplog.text and DEBUG_RECORD_BUG.startswith("#dbg_declare")
+    assert "apache/tvm#18585" in caplog.text  # the fallback was taken
     model, x = tiny_models.upsampler()
     with torch.no_grad():
         expected = model(x).numpy()
