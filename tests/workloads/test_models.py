@@ -201,6 +201,41 @@ def test_a_bilinear_upsampling_builds_despite_tvms_debug_record_bug(tmp_path, ca
                                expected, rtol=1e-4, atol=1e-5)
 
 
+def test_reductions_whose_axes_are_an_input_import_and_match_onnxruntime(tmp_path, target):
+    """Opset 18, what torch.onnx.export writes by default, gives a reduction its axes as an
+    input: TVM 0.19's frontend kept the first of them (ReduceMean, ReduceMax, ReduceSum) or
+    raised a TypeError (ReduceL2)."""
+    from tvm_gnn_cost.workloads.deploy import WrongResultError, build_and_time, relative_error
+    from tvm_gnn_cost.workloads.networks import load_workload
+
+    model, x = tiny_models.reductions()
+    path = str(tmp_path / "reductions.onnx")
+    torch.onnx.export(model, (x,), path, dynamo=False, opset_version=18, input_names=["input"])
+    workload = load_workload(path, target)
+    log = tmp_path / "untuned.json"
+    log.write_text("")  # no records: every task is built with TVM's default schedule
+    report = build_and_time(workload, str(log), target, number=1, repeat=1, min_repeat_ms=1)
+    assert report.reference == "onnxruntime" and report.error < 1e-5
+    assert len(report.fallback) == len(workload.tasks) > 0
+    with pytest.raises(WrongResultError, match=r"output 0 of the build has shape \(1, 8, 8\), "
+                                               r"the reference's \(1, 8\)"):
+        relative_error([np.zeros((1, 8, 8))], [np.zeros((1, 8))])
+    # Axes computed at run time stay an input; the frontend's own error is told in one line.
+    import onnx
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("ReduceMean", ["x", "axes"], ["y"])], "dynamic_axes",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4]),
+         helper.make_tensor_value_info("axes", TensorProto.INT64, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), path)
+    with pytest.raises(ValueError, match="TVM's frontend failed on .*reductions.onnx: ValueError: "
+                                         "Dynamic Reduce is not supported yet. Export the "
+                                         "model another way"):
+        load_workload(path, target)
+
+
 def test_a_tvm_error_is_told_by_the_line_that_names_it():
     """What TVM 0.19 raised for the upsampler before the CSE fallback: its last line says
     nothing."""

@@ -89,3 +89,22 @@ def cnn_module():
     """:func:`cnn`'s module alone, as a constructor such as ``torchvision.models.resnet18``
     returns it: the inputs come from ``--input-shapes``."""
     return cnn()[0]
+
+
+class _Reductions(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x))
+        pooled = y.mean((2, 3))  # a global average pool: ReduceMean over two axes
+        return (torch.nn.functional.normalize(pooled, dim=1)  # ReduceL2
+                + y.amax((2, 3)) - y.sum((1, 3)).sum(1, keepdim=True) / 64)
+
+
+def reductions():
+    """Reductions over several axes, which ONNX opset 18 passes as an input (what
+    ``torch.onnx.export`` writes by default)."""
+    torch.manual_seed(0)
+    return _Reductions().eval(), torch.randn(1, 3, 8, 8)

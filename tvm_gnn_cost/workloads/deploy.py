@@ -112,8 +112,12 @@ def relative_error(outputs: List[np.ndarray], expected: List[np.ndarray]) -> flo
         raise WrongResultError(f"the build has {len(outputs)} outputs, the reference "
                                f"{len(expected)}")
     worst = 0.0
-    for out, ref in zip(outputs, expected):
-        out, ref = np.asarray(out, float), np.asarray(ref, float).reshape(np.shape(out))
+    for i, (out, ref) in enumerate(zip(outputs, expected)):
+        out, ref = np.asarray(out, float), np.asarray(ref, float)
+        if out.size != ref.size:
+            raise WrongResultError(f"output {i} of the build has shape {out.shape}, the "
+                                   f"reference's {ref.shape}")
+        ref = ref.reshape(out.shape)
         worst = max(worst, float(np.abs(out - ref).max(initial=0.0))
                     / max(float(np.abs(ref).max(initial=0.0)), 1e-12))
     return worst

@@ -15,15 +15,20 @@ compared with.
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import re
 import sys
+import warnings
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .errors import error_summary
+from .onnx_compat import CHECKER_WARNING, reduce_axes_as_attributes
+
+logger = logging.getLogger("tvm_gnn_cost")
 
 #: What the reference does: input name -> array in, output arrays out.
 Reference = Callable[[Dict[str, np.ndarray]], List[np.ndarray]]
@@ -162,9 +167,12 @@ def _from_onnx(path: str, shapes: Dict[str, Tuple[int, ...]],
         raise ValueError(f"input{'s' * many} {which} of {path} {'have' if many else 'has'} no "
                          f"static shape; give every input's shape with --input-shapes, for "
                          f"example '{given}'")
-    mod, params = _convert(path, lambda: relay.frontend.from_onnx(
-        model, {n: s for n, (s, _) in inputs.items()},
-        dtype={n: d for n, (_, d) in inputs.items()}, freeze_params=True))
+    reduce_axes_as_attributes(model)  # what torch.onnx.export writes, as TVM 0.19 reads it
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=CHECKER_WARNING.pattern)
+        mod, params = _convert(path, lambda: relay.frontend.from_onnx(
+            model, {n: s for n, (s, _) in inputs.items()},
+            dtype={n: d for n, (_, d) in inputs.items()}, freeze_params=True))
     return ModelSource(os.path.basename(path), mod, params, inputs, _onnxruntime(path),
                        "onnxruntime")
 
@@ -294,6 +302,11 @@ def _convert(name: str, convert):
         raise ValueError(f"TVM cannot import {name}: {error_summary(err)}. If the input shapes "
                          "are the cause, check --input-shapes: each input's shape must be one "
                          "the model accepts, and agree with the others'") from None
+    except Exception as err:  # noqa: BLE001 - a bug of the frontend itself (TypeError, ...)
+        logger.debug("the frontend's traceback", exc_info=True)
+        raise ValueError(f"TVM's frontend failed on {name}: {error_summary(err).rstrip('.!')}. "
+                         "Export the model another way (ONNX with another opset, TorchScript, "
+                         "or a package.module:function entry point)") from None
 
 
 def torch_reference(module, names: Sequence[str]) -> Reference:
