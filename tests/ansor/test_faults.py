@@ -171,3 +171,39 @@ def test_a_killed_tuning_job_resumes_without_losing_a_record(tmp_path):
     assert len({json.dumps(json.loads(x)["i"]) for x in final}) == 40  # none measured twice
     assert f"trained on {log}: {len(kept)} records" in done.stderr  # the model saw all of them
     assert os.path.exists(log + ".bad")
+
+
+def test_ctrl_c_ends_tuning_between_rounds_and_the_log_resumes(tmp_path):
+    """A terminal's Ctrl-C reaches the whole process group: the measuring workers die, and
+    TVM turned the KeyboardInterrupt raised in its callbacks into unrelated tracebacks. The
+    round under way is dropped, the job ends with one line and exit 130, and --resume goes
+    on."""
+    log = str(tmp_path / "mm.json")
+    cmd = [sys.executable, "-m", "tvm_gnn_cost", "tune", "--network", "matmul", "--input-shape",
+           "128,128,128", "--measures-per-round", "8", "--model", "gnn", "--trials", "40",
+           "--log", log, "--no-build"]
+    env = dict(os.environ, TOPHUB_LOCATION="NONE")
+    job = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and job.poll() is None:
+        if os.path.exists(log) and len(open(log).read().splitlines()) >= 8:
+            break
+        time.sleep(0.2)
+    assert job.poll() is None, "the tuning job ended before Ctrl-C"
+    os.killpg(job.pid, signal.SIGINT)  # as a terminal sends it: to every process of the job
+    stderr = job.communicate(timeout=300)[1]
+    assert job.returncode == 130, stderr[-2000:]
+    assert "Traceback" not in stderr
+    assert stderr.rstrip().endswith(f"interrupted: {log} keeps every round measured before it; "
+                                    "the same command with --resume continues it")
+    kept = open(log).read().splitlines()
+    assert 8 <= len(kept) < 40 and len(kept) % 8 == 0  # whole rounds
+    assert all(json.loads(x)["r"][1] == 0 for x in kept)  # no failure of a killed worker
+
+    done = subprocess.run(cmd + ["--resume"], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    final = open(log).read().splitlines()
+    assert final[:len(kept)] == kept and len(final) == 40
+    assert len({json.dumps(json.loads(x)["i"]) for x in final}) == 40  # none measured twice

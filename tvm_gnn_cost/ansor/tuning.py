@@ -12,6 +12,7 @@ from tvm.auto_scheduler.task_scheduler import TaskSchedulerCallback
 
 from ..core.labels import FAILED_COST
 from ..curves import Curve
+from .interrupt import StopOnInterrupt, stop_on_interrupt
 from .logs import read_log, repair_log
 from .measure import TUNING
 from .workers import persistent_workers
@@ -273,6 +274,12 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
         Show a progress bar.
     name : str
         The model's name in the returned curve.
+
+    Raises
+    ------
+    TuningInterrupted
+        On Ctrl-C (SIGINT, in the main thread), after the round under way; the log keeps
+        the rounds before it, and ``resume=True`` continues from them.
     """
     for target in {str(t.target) for t in tasks}:
         check_target(target)
@@ -286,7 +293,8 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
                                             init_search_callbacks=init)
                 for i, t in enumerate(tasks)]
     curve = Curve(name, seed)
-    callbacks: list = [CurveRecorder(curve, offset=done)]
+    stop = StopOnInterrupt(log_file)  # Ctrl-C: first, so that no callback keeps the round
+    callbacks: list = [stop, CurveRecorder(curve, offset=done)]
     bar = ProgressBar(trials, done) if progress else None
     if bar:
         callbacks.append(bar)
@@ -313,7 +321,7 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
                                              load_log_file=log_file if done else None)
     try:
         if left:
-            with persistent_workers():  # 2.6x faster measuring on 2 cores
+            with persistent_workers(), stop_on_interrupt(stop):  # workers: 2.6x faster
                 scheduler.tune(options, search_policy=policies)
     except _BudgetSpent:
         pass

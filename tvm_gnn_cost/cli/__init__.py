@@ -21,6 +21,13 @@ from .common import require_ansor
 COMMANDS = {"tune": tune, "compare": compare, "plot": plot, "collect": collect,
             "pretrain": pretrain, "evaluate": evaluate}
 
+#: How to go on after Ctrl-C, by command.
+AFTER_INTERRUPT = {
+    "tune": "the same command with --resume continues it",
+    "compare": "the same compare command again reuses the finished runs and resumes the one "
+               "under way",
+}
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``tvm-gnn-cost`` parser, one subcommand per module of :data:`COMMANDS`."""
@@ -42,6 +49,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         require_ansor(args.command)
     try:
         return COMMANDS[args.command].run(args)
+    except KeyboardInterrupt as err:
+        kept = (f"{err.log_file} keeps every round measured before it"  # TuningInterrupted
+                if getattr(err, "log_file", None) else "")
+        hint = "; ".join(s for s in (kept, AFTER_INTERRUPT.get(args.command, "")) if s)
+        print(f"\ninterrupted{': ' + hint if hint else ''}", file=sys.stderr)
+        return 130
     except (FileNotFoundError, ValueError) as err:
         if getattr(args, "verbose", False) or not _says_the_fix(err):
             raise

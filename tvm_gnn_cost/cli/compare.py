@@ -226,7 +226,7 @@ def _tune_child(args, tasks, target, model: str, seed: int, log: str,
         if not done:  # tuning time is counted from here
             with open(log + ".start", "w") as f:
                 f.write(repr(time.time()))
-        rc = subprocess.call(cmd + (["--resume"] if done else []))
+        rc = _call(cmd + (["--resume"] if done else []))
         now = count_records(log, tasks)
         if rc == 0 and now >= args.trials:
             return
@@ -244,6 +244,28 @@ def _tune_child(args, tasks, target, model: str, seed: int, log: str,
                            model, seed, now, args.trials)
             return
         done = now
+
+
+def _call(cmd: List[str], grace: float = 300.0) -> int:
+    """Run a ``tune`` child process and return its exit code.
+
+    A terminal's Ctrl-C reaches the child too, which stops after the round it is measuring
+    and keeps its log to whole rounds: wait up to ``grace`` seconds for that before killing
+    it (a second Ctrl-C kills it at once).
+    """
+    child = subprocess.Popen(cmd)
+    try:
+        return child.wait()
+    except KeyboardInterrupt:
+        print("\nwaiting for the tuning process to end its round (Ctrl-C again to kill it)",
+              file=sys.stderr, flush=True)
+        try:
+            child.wait(timeout=grace)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+        raise
 
 
 def _first_round(args, target, model: str) -> int:
