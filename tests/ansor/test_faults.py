@@ -141,20 +141,26 @@ def _is_record(line):
         return False
 
 
-def test_a_killed_tuning_job_resumes_without_losing_a_record(tmp_path):
-    log = str(tmp_path / "mm.json")
+def tuning_job(log: str, records: int, *extra, **popen):
+    """A ``tune`` job of 40 trials on a matmul in a process of its own, once ``log`` holds
+    ``records`` records; its command, environment and process."""
     cmd = [sys.executable, "-m", "tvm_gnn_cost", "tune", "--network", "matmul", "--input-shape",
            "128,128,128", "--measures-per-round", "8", "--model", "gnn", "--trials", "40",
-           "--log", log, "--no-build", "-v"]
+           "--log", log, "--no-build", *extra]
     env = dict(os.environ, TOPHUB_LOCATION="NONE")
-    job = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
+    job = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, **popen)
     deadline = time.time() + 300
     while time.time() < deadline and job.poll() is None:
-        if os.path.exists(log) and len(open(log).read().splitlines()) >= 16:
+        if os.path.exists(log) and len(open(log).read().splitlines()) >= records:
             break
         time.sleep(0.2)
-    assert job.poll() is None, "the tuning job ended before it could be killed"
+    assert job.poll() is None, "the tuning job ended before it could be stopped"
+    return cmd, env, job
+
+
+def test_a_killed_tuning_job_resumes_without_losing_a_record(tmp_path):
+    log = str(tmp_path / "mm.json")
+    cmd, env, job = tuning_job(log, 16, "-v", stderr=subprocess.DEVNULL)
     job.send_signal(signal.SIGKILL)
     job.wait()
     kept = [x for x in open(log).read().splitlines() if _is_record(x)]
@@ -179,18 +185,8 @@ def test_ctrl_c_ends_tuning_between_rounds_and_the_log_resumes(tmp_path):
     round under way is dropped, the job ends with one line and exit 130, and --resume goes
     on."""
     log = str(tmp_path / "mm.json")
-    cmd = [sys.executable, "-m", "tvm_gnn_cost", "tune", "--network", "matmul", "--input-shape",
-           "128,128,128", "--measures-per-round", "8", "--model", "gnn", "--trials", "40",
-           "--log", log, "--no-build"]
-    env = dict(os.environ, TOPHUB_LOCATION="NONE")
-    job = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.time() + 300
-    while time.time() < deadline and job.poll() is None:
-        if os.path.exists(log) and len(open(log).read().splitlines()) >= 8:
-            break
-        time.sleep(0.2)
-    assert job.poll() is None, "the tuning job ended before Ctrl-C"
+    cmd, env, job = tuning_job(log, 8, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
     os.killpg(job.pid, signal.SIGINT)  # as a terminal sends it: to every process of the job
     stderr = job.communicate(timeout=300)[1]
     assert job.returncode == 130, stderr[-2000:]
