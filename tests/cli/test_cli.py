@@ -134,6 +134,9 @@ def test_where_results_cannot_be_written_is_said_before_tuning(tmp_path):
     with pytest.raises(SystemExit, match="single operators"):  # nothing to export
         main(["tune", *MATMUL, "--trials", "8", "--log", str(tmp_path / "x.json"),
               "--export", str(tmp_path / "lib" / "m.so")])
+    with pytest.raises(SystemExit, match="name the library with .so"):  # unloadable name
+        main(["tune", *MATMUL, "--trials", "8", "--log", str(tmp_path / "x.json"),
+              "--export", str(tmp_path / "lib" / "m")])
     assert not os.path.exists(tmp_path / "x.json") and not os.path.exists(tmp_path / "lib")
     log = str(tmp_path / "new" / "folder" / "x.json")  # a missing folder is made
     assert main(["tune", *MATMUL, "--model", "random", "--trials", "8", "--log", log,

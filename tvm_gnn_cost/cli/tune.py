@@ -27,8 +27,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="start the GNN from this checkpoint (see pretrain) and fine-tune it, "
                         "without a prior")
     t.add_argument("--export", default=None, metavar="LIB.so",
-                   help="write the library built with the best schedules here (checked "
-                        "against the original model first)")
+                   help="write the library built with the best schedules here, .so or .tar "
+                        "(checked against the original model first)")
     add_prior_args(t)
     return t
 
@@ -56,6 +56,10 @@ def run(args) -> int:
                          "--pretrained fine-tunes one; pass one of them")
     if args.export and args.no_build:
         raise SystemExit("error: --export writes the built library; drop --no-build")
+    if args.export and not args.export.endswith((".so", ".tar")):
+        raise SystemExit(f"error: --export {args.export}: name the library with .so (a shared "
+                         "library) or .tar (its object files); tvm.runtime.load_module goes "
+                         "by the suffix")
     workload = load_network(args, target)
     if args.export and not workload.is_network:
         raise SystemExit(f"error: --export writes a network's library; {args.network} is "
