@@ -258,7 +258,7 @@ def summary_table(curves: Sequence[Curve], reference: str = "xgb") -> str:
     for model, runs in groups.items():
         finals = [c.final * 1e3 for c in runs]
         reach_t = reach_s = "-"
-        if ref_final is not None:
+        if ref_final is not None and math.isfinite(ref_final):  # inf: nothing to reach
             r = reach_stats(runs, ref_final, max(c.trials[-1] if c.trials else 0 for c in runs),
                             max(c.wall for c in runs))
             reach_t, reach_s = _reach_cell(r, "trials", "{:.0f}"), _reach_cell(r, "seconds",

@@ -157,6 +157,46 @@ def test_a_torch_network_tunes_with_the_gnn_through_relay_or_relax(tmp_path):
     assert all(b <= a for a, b in zip(curve.latency, curve.latency[1:]))
 
 
+def test_compare_tunes_a_users_model_with_metaschedule(tmp_path, monkeypatch):
+    """``--network`` takes a user's model with MetaSchedule as with Ansor: an entry point on
+    both stacks; an ONNX file through Relay on TVM 0.19, refused with the way round on
+    apache-tvm."""
+    import math
+
+    import torch
+
+    from tvm_gnn_cost.cli import main
+    from tvm_gnn_cost.curves import read_curves
+    from tvm_gnn_cost.metaschedule.tuning import ms_workload
+
+    (tmp_path / "mymodel.py").write_text(
+        "import torch\n\n\ndef build():\n    torch.manual_seed(0)\n"
+        "    return torch.nn.Sequential(torch.nn.Linear(32, 16), torch.nn.ReLU()), "
+        "torch.randn(1, 32)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))  # a user's package
+    target = with_num_cores(host_target())
+    tasks = len(ms_workload("mymodel:build", target).modules)
+    out = tmp_path / "ms"
+    assert main(["compare", "--searcher", "metaschedule", "--network", "mymodel:build",
+                 "--models", "gnn", "--trials", str(8 * tasks), "--trials-per-iter", "8",
+                 "--seeds", "1", "--out", str(out)]) == 0
+    (curve,) = read_curves(str(out))
+    assert math.isfinite(curve.final) and curve.final > 0  # every task measured
+
+    path = tmp_path / "mlp.onnx"
+    if MODERN:  # refused before it is read (this stack has no onnx package)
+        path.write_bytes(b"")
+        with pytest.raises(SystemExit, match="model files come in through Relay.*entry point"):
+            main(["compare", "--searcher", "metaschedule", "--network", str(path), "--models", "gnn",
+                  "--trials", "8", "--seeds", "1", "--out", str(tmp_path / "onnx")])
+    else:
+        import mymodel
+
+        torch.onnx.export(*mymodel.build(), str(path), dynamo=False, input_names=["x"])
+        workload = ms_workload(str(path), target)
+        assert workload.name == "mlp.onnx" and len(workload.modules) == tasks
+
+
 def test_a_run_whose_every_build_fails_ends_cleanly_and_says_why(tmp_path, caplog):
     """What CI once saw (every build timed out): the run ends, the log names the builder's
     error, and the curve still plots and tabulates."""

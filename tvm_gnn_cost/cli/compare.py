@@ -142,6 +142,7 @@ def _framework_line(workload, runs: int = 15) -> str:
 def _metaschedule(args, target, models: List[str]) -> int:
     from ..curves import Curve
     from ..metaschedule.tuning import MS_MODELS, ms_tune, ms_workload
+    from ..workloads.models import parse_input_dtypes, parse_input_shapes
     from ..workloads.targets import with_num_cores
 
     unknown = sorted(set(models) - set(MS_MODELS))
@@ -149,7 +150,12 @@ def _metaschedule(args, target, models: List[str]) -> int:
         raise SystemExit(f"error: with --searcher metaschedule, --models takes some of "
                          f"{', '.join(MS_MODELS)}; got {args.models!r}")
     target = with_num_cores(target)  # MetaSchedule's CPU rules need it
-    workload = ms_workload(args.network, target, args.batch_size, args.input_shape)
+    try:
+        workload = ms_workload(args.network, target, args.batch_size, args.input_shape,
+                               parse_input_shapes(args.input_shapes),
+                               parse_input_dtypes(args.input_shapes))
+    except (ValueError, FileNotFoundError) as err:
+        raise SystemExit(f"error: --network {args.network}: {err}")
     print(f"{args.network}: {len(workload.modules)} MetaSchedule tasks, target {target}",
           flush=True)
 

@@ -36,8 +36,12 @@ class MSWorkload:
 
 
 def ms_workload(name: str, target, batch_size: int = 1,
-                input_shape: Optional[Sequence[int]] = None) -> MSWorkload:
-    """The MetaSchedule tasks of an operator (``matmul``, ``conv2d``) or a network.
+                input_shape: Optional[Sequence[int]] = None,
+                input_shapes: Optional[Dict[str, Tuple[int, ...]]] = None,
+                input_dtypes: Optional[Dict[str, str]] = None) -> MSWorkload:
+    """The MetaSchedule tasks of an operator (``matmul``, ``conv2d``), a network, or a
+    user's model (:func:`ms_workload_from_model`, with ``input_shapes`` and
+    ``input_dtypes``).
 
     Networks come through Relay on TVM 0.19 and through Relax (from PyTorch: ``bert``) on
     apache-tvm without Relay.
@@ -46,11 +50,14 @@ def ms_workload(name: str, target, batch_size: int = 1,
     from tvm import te
 
     from ..workloads import operators
-    from ..workloads.networks import relay, relay_network, single_op
+    from ..workloads.models import is_model_spec
+    from ..workloads.networks import NETWORKS, relay, relay_network, single_op
     from ..workloads.targets import without_tophub
 
     without_tophub()
 
+    if name not in NETWORKS and is_model_spec(name):
+        return ms_workload_from_model(name, target, input_shapes, input_dtypes)
     if name in ("matmul", "conv2d"):  # the same operators and shapes as the Ansor runs
         func, args = single_op(name, batch_size, input_shape)
         tensors = getattr(operators, func)(*args)
@@ -79,6 +86,30 @@ def ms_workload_from_torch(name: str, module, example_inputs: Sequence, target) 
         extracted = ms.relax_integration.extract_tasks(
             relax_from_torch(module, example_inputs), target)
     return _from_extracted(name, extracted, target)
+
+
+def ms_workload_from_model(spec: str, target,
+                           input_shapes: Optional[Dict[str, Tuple[int, ...]]] = None,
+                           input_dtypes: Optional[Dict[str, str]] = None) -> MSWorkload:
+    """The MetaSchedule tasks of a user's model, as ``tune --network`` takes it: an ONNX or
+    TorchScript file or an entry point through Relay on TVM 0.19 (in the model's own
+    layout); on apache-tvm, without Relay, an entry point through ``torch.export`` and
+    Relax."""
+    from ..workloads.models import load_entry_point, load_model
+    from ..workloads.networks import relay
+    from ..workloads.targets import without_tophub
+
+    without_tophub()
+    if relay is not None:
+        source = load_model(spec, input_shapes, layout=None, input_dtypes=input_dtypes)
+        extracted = ms.relay_integration.extract_tasks(source.mod, target, source.params)
+        return _from_extracted(source.name, extracted, target)
+    if ":" not in spec or os.path.isfile(spec):
+        raise ValueError(f"{spec}: model files come in through Relay, which this TVM (without "
+                         "Relay) lacks; pass a package.module:function entry point returning "
+                         "the torch module, or tune the file with TVM 0.19")
+    name, module, examples, _ = load_entry_point(spec, input_shapes, input_dtypes)
+    return ms_workload_from_torch(name, module, examples, target)
 
 
 def _from_extracted(name: str, extracted, target) -> MSWorkload:
@@ -196,4 +227,5 @@ def ms_tune(workload: MSWorkload, model_name: str, trials: int, work_dir: str, t
 
 
 __all__ = ["MS_MODELS", "MSWorkload", "make_ms_model", "ms_tune", "ms_workload",
-           "ms_workload_from_torch", "relax_from_torch", "relax_network"]
+           "ms_workload_from_model", "ms_workload_from_torch", "relax_from_torch",
+           "relax_network"]

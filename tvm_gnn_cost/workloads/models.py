@@ -128,15 +128,25 @@ def load_model(spec: str, input_shapes: Optional[Dict[str, Tuple[int, ...]]] = N
 
 def _from_onnx(path: str, shapes: Dict[str, Tuple[int, ...]],
                dtypes: Dict[str, str]) -> ModelSource:
-    try:
-        import onnx
-        import onnxruntime  # noqa: F401 - the reference, checked before the long work
-    except ImportError as err:
-        raise ValueError(f"ONNX models need {err.name}: pip install 'tvm-gnn-cost[onnx]' (onnx "
-                         "1.17, whose onnx.mapping TVM 0.19's frontend imports, and ONNX "
-                         "Runtime)") from None
     from tvm import relay
 
+    model, inputs = read_onnx(path, shapes, dtypes)
+    reduce_axes_as_attributes(model)  # what torch.onnx.export writes, as TVM 0.19 reads it
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=CHECKER_WARNING.pattern)
+        mod, params = _convert(path, lambda: relay.frontend.from_onnx(
+            model, {n: s for n, (s, _) in inputs.items()},
+            dtype={n: d for n, (_, d) in inputs.items()}, freeze_params=True))
+    return ModelSource(os.path.basename(path), mod, params, inputs, _onnxruntime(path),
+                       "onnxruntime")
+
+
+def read_onnx(path: str, shapes: Optional[Dict[str, Tuple[int, ...]]] = None,
+              dtypes: Optional[Dict[str, str]] = None):
+    """An ONNX file and its inputs: ``(onnx.ModelProto, {name: (shape, dtype)})``, each
+    input's shape from ``shapes`` or else the file's static one."""
+    onnx = _require("onnx")
+    shapes, dtypes = dict(shapes or {}), dict(dtypes or {})
     if not os.path.exists(path):
         raise FileNotFoundError(f"no ONNX file at {path}")
     try:
@@ -173,19 +183,21 @@ def _from_onnx(path: str, shapes: Dict[str, Tuple[int, ...]],
         raise ValueError(f"input{'s' * many} {which} of {path} {'have' if many else 'has'} no "
                          f"static shape; give every input's shape with --input-shapes, for "
                          f"example '{given}'")
-    reduce_axes_as_attributes(model)  # what torch.onnx.export writes, as TVM 0.19 reads it
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=CHECKER_WARNING.pattern)
-        mod, params = _convert(path, lambda: relay.frontend.from_onnx(
-            model, {n: s for n, (s, _) in inputs.items()},
-            dtype={n: d for n, (_, d) in inputs.items()}, freeze_params=True))
-    return ModelSource(os.path.basename(path), mod, params, inputs, _onnxruntime(path),
-                       "onnxruntime")
+    return model, inputs
+
+
+def _require(name: str):
+    """The ONNX package ``name``, or a ValueError that says how to install it."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        raise ValueError(f"ONNX models need {name}: pip install 'tvm-gnn-cost[onnx]' (onnx "
+                         "1.17, whose onnx.mapping TVM 0.19's frontend imports, and ONNX "
+                         "Runtime)") from None
 
 
 def _onnxruntime(path: str) -> Reference:
-    import onnxruntime
-
+    onnxruntime = _require("onnxruntime")
     session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
     return lambda feeds: [np.asarray(o) for o in session.run(None, feeds)]
 
@@ -226,8 +238,22 @@ def _torchscript_inputs(path: str, module, shapes: Dict[str, Tuple[int, ...]]
 
 def _from_entry_point(spec: str, shapes: Dict[str, Tuple[int, ...]],
                       dtypes: Dict[str, str]) -> ModelSource:
+    name, module, examples, names = load_entry_point(spec, shapes, dtypes)
+    return _torch_source(name, module, examples, names)
+
+
+def load_entry_point(spec: str, shapes: Optional[Dict[str, Tuple[int, ...]]] = None,
+                     dtypes: Optional[Dict[str, str]] = None
+                     ) -> Tuple[str, object, list, List[str]]:
+    """The ``torch.nn.Module`` an entry point ``package.module:function`` gives, in eval
+    mode, with its example inputs: ``(name, module, examples, input names)``.
+
+    The inputs are the function's own, or zeros of ``shapes`` (and ``dtypes``) where it
+    returns the module alone.
+    """
     import torch
 
+    shapes, dtypes = dict(shapes or {}), dict(dtypes or {})
     module_name, _, func_name = spec.partition(":")
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.append(os.getcwd())  # as `python -m` finds a module of the working folder
@@ -245,7 +271,7 @@ def _from_entry_point(spec: str, shapes: Dict[str, Tuple[int, ...]],
             raise ValueError(f"{spec} returned a module without example inputs; give its input "
                              "shapes with --input-shapes 'x:[1,3,224,224]', or return (module, "
                              "example inputs)")
-        return _torch_source(func_name, out.eval(), _zeros(shapes, dtypes), list(shapes))
+        return func_name, out.eval(), _zeros(shapes, dtypes), list(shapes)
     if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], torch.nn.Module)):
         raise ValueError(f"{spec} must return a torch.nn.Module or (module, example inputs); it "
                          f"returned {type(out).__name__}")
@@ -253,8 +279,7 @@ def _from_entry_point(spec: str, shapes: Dict[str, Tuple[int, ...]],
         raise ValueError(f"{spec} gives its own example inputs; drop --input-shapes")
     module, examples = out
     examples = [examples] if isinstance(examples, torch.Tensor) else list(examples)
-    names = [f"input{i}" for i in range(len(examples))]
-    return _torch_source(func_name, module.eval(), examples, names)
+    return func_name, module.eval(), examples, [f"input{i}" for i in range(len(examples))]
 
 
 def _zeros(shapes: Dict[str, Tuple[int, ...]], dtypes: Dict[str, str]) -> list:
@@ -328,5 +353,5 @@ def torch_reference(module, names: Sequence[str]) -> Reference:
     return run
 
 
-__all__ = ["ModelSource", "Reference", "is_model_spec", "load_model", "parse_input_dtypes",
-           "parse_input_shapes", "torch_reference", "trace"]
+__all__ = ["ModelSource", "Reference", "is_model_spec", "load_entry_point", "load_model",
+           "parse_input_dtypes", "parse_input_shapes", "read_onnx", "torch_reference", "trace"]
