@@ -2,6 +2,7 @@
 tuned, built, checked against the original, exported, and run in a fresh process."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -31,6 +32,16 @@ for name in inputs:
     module.set_input(name, feeds[name])
 module.run()
 np.savez(sys.argv[3], *[module.get_output(i).numpy() for i in range(module.get_num_outputs())])
+"""
+
+
+# A log's records as a process that did not tune it reads them.
+READ_LOG = """
+import sys
+from tvm_gnn_cost.ansor.logs import read_log
+from tvm_gnn_cost.ansor.taskfile import register_logs
+
+print(register_logs([sys.argv[1]]), len(read_log(sys.argv[1])[0]))
 """
 
 
@@ -69,6 +80,13 @@ def test_an_onnx_model_is_tuned_checked_exported_and_runs_in_a_fresh_process(tmp
     expected = session.run(None, feeds)[0]
     np.testing.assert_allclose(run_exported(lib, feeds, tmp_path)[0], expected, rtol=1e-4,
                                atol=1e-5)
+    # Another day: the log names workloads that only the tuning process registered; the tasks
+    # kept beside it register them again in a fresh process (as pretrain and evaluate do).
+    tasks = int(re.search(r"cnn.onnx: (\d+) tasks", out).group(1))
+    read = subprocess.run([sys.executable, "-c", READ_LOG, str(tmp_path / "tuned.json")],
+                          capture_output=True, text=True, timeout=300)
+    assert read.returncode == 0, read.stderr
+    assert read.stdout.split() == [str(tasks), "4"]  # tasks registered, records read
 
 
 def test_a_torchscript_model_in_nchw_is_tuned_in_nhwc_and_matches_torch(tmp_path, capsys):

@@ -14,6 +14,7 @@ from ..core.labels import FAILED_COST
 from ..curves import Curve
 from .interrupt import StopOnInterrupt, stop_on_interrupt
 from .logs import read_log, repair_log
+from .taskfile import save_tasks, tasks_path
 from .measure import TUNING
 from .workers import persistent_workers
 from ..workloads.targets import check_runs_here, check_target
@@ -252,7 +253,9 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
     trials : int
         Total measurement budget, including records already in the log when resuming.
     log_file : str
-        Ansor log the measurements are appended to.
+        Ansor log the measurements are appended to; the tasks are kept beside it
+        (``x.json`` -> ``x.tasks.json``, :mod:`.taskfile`), so that ``pretrain`` and
+        ``evaluate`` can read it later.
     weights : sequence of float, optional
         How often each task runs in the network (default 1 each).
     seed : int
@@ -286,6 +289,10 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
         if runner is None or isinstance(runner, auto_scheduler.LocalRunner):
             check_runs_here(target)
     done, init = _resume(model, tasks, log_file) if resume else (0, [])
+    # the tasks beside the log: without them a network's log cannot be read another day
+    # (pretrain, evaluate), its workloads being registered only in this process
+    os.makedirs(os.path.dirname(os.path.abspath(log_file)), exist_ok=True)
+    save_tasks(tasks, tasks_path(log_file), weights)
     if not done:
         check_budget(tasks, trials, measures_per_round)
     policies = [auto_scheduler.SketchPolicy(t, program_cost_model=model, params=search_params,

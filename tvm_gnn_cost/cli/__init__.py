@@ -66,7 +66,14 @@ def _says_the_fix(err: Exception) -> bool:
     checkpoint): one line instead of a traceback; ``-v`` keeps the traceback."""
     from ..core.checkpoint import CheckpointError
 
-    return isinstance(err, (FileNotFoundError, CheckpointError))
+    told: tuple = (FileNotFoundError, CheckpointError)
+    try:
+        from ..offline.featurize import NoRecordsError
+
+        told += (NoRecordsError,)
+    except ImportError:  # no TVM: nothing featurizes logs
+        pass
+    return isinstance(err, told)
 
 
 __all__ = ["build_parser", "main"]

@@ -79,9 +79,14 @@ def featurize_logs(model, logs: Sequence[str], root: str, shard_size: int = 4096
                  for log, p in zip(logs, prefixes)]
     store = merge_stores(parts, root)
     if not len(store):
-        raise ValueError(f"no usable measurement record in {list(logs)}; were the logs written "
-                         "by Ansor and their task files kept beside them?")
+        raise NoRecordsError(f"no usable measurement record in {list(logs)}; were the logs "
+                             "written by Ansor, with their task files beside them (x.tasks.json, "
+                             "which tune and collect write next to x.json)?")
     return store
 
 
-__all__ = ["featurize_logs"]
+class NoRecordsError(ValueError):
+    """No log given holds a record whose task is known."""
+
+
+__all__ = ["NoRecordsError", "featurize_logs"]
