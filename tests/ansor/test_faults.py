@@ -141,12 +141,18 @@ def _is_record(line):
         return False
 
 
-def tuning_job(log: str, records: int, *extra, **popen):
-    """A ``tune`` job of 40 trials on a matmul in a process of its own, once ``log`` holds
-    ``records`` records; its command, environment and process."""
-    cmd = [sys.executable, "-m", "tvm_gnn_cost", "tune", "--network", "matmul", "--input-shape",
-           "128,128,128", "--measures-per-round", "8", "--model", "gnn", "--trials", "40",
-           "--log", log, "--no-build", *extra]
+#: 40 measurements of a matmul, in rounds of 8 (tune) or chunks of 16 (collect).
+MATMUL = ["--network", "matmul", "--input-shape", "128,128,128"]
+TUNE = ["tune", *MATMUL, "--measures-per-round", "8", "--model", "gnn", "--trials", "40",
+        "--no-build"]
+COLLECT = ["collect", *MATMUL, "--programs-per-task", "40"]
+
+
+def start_job(command: list, log: str, records: int, **popen):
+    """``tvm-gnn-cost COMMAND`` writing ``log``, in a process of its own, once ``log`` holds
+    ``records`` records; its command line, environment and process."""
+    cmd = [sys.executable, "-m", "tvm_gnn_cost", *command,
+           "--out" if command[0] == "collect" else "--log", log]
     env = dict(os.environ, TOPHUB_LOCATION="NONE")
     job = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, **popen)
     deadline = time.time() + 300
@@ -154,13 +160,13 @@ def tuning_job(log: str, records: int, *extra, **popen):
         if os.path.exists(log) and len(open(log).read().splitlines()) >= records:
             break
         time.sleep(0.2)
-    assert job.poll() is None, "the tuning job ended before it could be stopped"
+    assert job.poll() is None, "the job ended before it could be stopped"
     return cmd, env, job
 
 
 def test_a_killed_tuning_job_resumes_without_losing_a_record(tmp_path):
     log = str(tmp_path / "mm.json")
-    cmd, env, job = tuning_job(log, 16, "-v", stderr=subprocess.DEVNULL)
+    cmd, env, job = start_job(TUNE + ["-v"], log, 16, stderr=subprocess.DEVNULL)
     job.send_signal(signal.SIGKILL)
     job.wait()
     kept = [x for x in open(log).read().splitlines() if _is_record(x)]
@@ -179,25 +185,31 @@ def test_a_killed_tuning_job_resumes_without_losing_a_record(tmp_path):
     assert os.path.exists(log + ".bad")
 
 
-def test_ctrl_c_ends_tuning_between_rounds_and_the_log_resumes(tmp_path):
+@pytest.mark.parametrize("command,size,again,hint", [
+    (TUNE, 8, ["--resume"], "the same command with --resume continues it"),
+    (COLLECT, 16, [], "the same command again goes on (programs in the log are not measured "
+                      "again)")], ids=["tune", "collect"])
+def test_ctrl_c_ends_measuring_between_rounds_and_the_log_goes_on(tmp_path, command, size,
+                                                                  again, hint):
     """A terminal's Ctrl-C reaches the whole process group: the measuring workers die, and
     TVM turned the KeyboardInterrupt raised in its callbacks into unrelated tracebacks. The
-    round under way is dropped, the job ends with one line and exit 130, and --resume goes
+    job ends after the round (tune) or chunk (collect) under way, keeping what was measured
+    before Ctrl-C and nothing after, with one line and exit 130; started again, it goes
     on."""
     log = str(tmp_path / "mm.json")
-    cmd, env, job = tuning_job(log, 8, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+    cmd, env, job = start_job(command, log, size, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True)
     os.killpg(job.pid, signal.SIGINT)  # as a terminal sends it: to every process of the job
     stderr = job.communicate(timeout=300)[1]
     assert job.returncode == 130, stderr[-2000:]
     assert "Traceback" not in stderr
-    assert stderr.rstrip().endswith(f"interrupted: {log} keeps every round measured before it; "
-                                    "the same command with --resume continues it")
+    assert stderr.rstrip().endswith(f"interrupted: {log} keeps every measurement made before "
+                                    f"it; {hint}")
     kept = open(log).read().splitlines()
-    assert 8 <= len(kept) < 40 and len(kept) % 8 == 0  # whole rounds
+    assert size <= len(kept) < 40  # what was measured before Ctrl-C
     assert all(json.loads(x)["r"][1] == 0 for x in kept)  # no failure of a killed worker
 
-    done = subprocess.run(cmd + ["--resume"], cwd=REPO, env=env, capture_output=True, text=True,
+    done = subprocess.run(cmd + again, cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     final = open(log).read().splitlines()

@@ -95,6 +95,10 @@ def test_pretrain_and_evaluate_commands(measured_conv, tmp_path, capsys):
     assert results["logs"] == [log]
     with pytest.raises(SystemExit, match="only task files"):
         main(["pretrain", tasks, "--out", ckpt])
+    unusable = tmp_path / "unusable.json"  # nothing in it can be read: said in one line
+    unusable.write_text("not a record\n")
+    with pytest.raises(SystemExit, match="no usable measurement record.*x.tasks.json"):
+        main(["pretrain", str(unusable), "--out", ckpt])
     # networks of the validation and test sets are not trained on unless asked
     import shutil
 

@@ -15,6 +15,7 @@ from typing import Dict, Optional, Sequence
 from tvm import auto_scheduler
 
 from .featurizer import task_key
+from .interrupt import StopOnInterrupt, stop_on_interrupt
 from .logs import read_log
 from .sampling import measure_states, sample_states
 from .taskfile import save_tasks, tasks_path
@@ -39,6 +40,12 @@ def collect(tasks: Sequence[auto_scheduler.SearchTask], per_task: int, log: str,
     ``per_task`` and are not measured again, so an interrupted run loses at
     most one chunk and a rerun continues. The tasks are saved beside the log,
     with their ``weights`` in the network (how often each runs; default 1).
+
+    Raises
+    ------
+    TuningInterrupted
+        On Ctrl-C (in the main thread), after the chunk under way; what it measured after
+        Ctrl-C is left out of the log.
     """
     if log.endswith(".gz"):
         raise ValueError(f"collect appends to a plain Ansor log; {log} is compressed: "
@@ -57,7 +64,8 @@ def collect(tasks: Sequence[auto_scheduler.SearchTask], per_task: int, log: str,
         bar = tqdm(total=sum(missing.values()), desc="collect", unit="program")
     new = 0
     try:
-        with persistent_workers():  # one builder pool and one runner for all chunks
+        stop = StopOnInterrupt(log)  # Ctrl-C: stop after the chunk under way
+        with persistent_workers(), stop_on_interrupt(stop):  # one pool for all chunks
             for i, task in enumerate(tasks):
                 need = missing[task_key(task)]
                 if not need:
@@ -74,6 +82,7 @@ def collect(tasks: Sequence[auto_scheduler.SearchTask], per_task: int, log: str,
                 for s in range(0, len(states), chunk):
                     part = states[s:s + chunk]
                     measure_states(task, part, log, builder=builder, runner=runner)
+                    stop.check()
                     new += len(part)
                     if bar:
                         bar.update(len(part))

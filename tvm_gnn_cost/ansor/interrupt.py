@@ -1,13 +1,16 @@
-"""Ctrl-C during tuning: stop between rounds, with a log that holds only whole rounds.
+"""Ctrl-C while measuring: stop between rounds, keeping every measurement made before it.
 
 A ``KeyboardInterrupt`` raised inside one of Ansor's measuring callbacks (Python functions
 that TVM's C++ search calls) does not stop the search cleanly: TVM prints the callback's
 traceback and ends with an unrelated error (``TypeError`` from ``local_run``, or
 ``AttributeError: Op object has no attributed span``). A terminal's Ctrl-C also reaches the
-measuring worker processes, which exit, so the round under way records failures that are
-not the programs'. :class:`StopOnInterrupt` takes the first Ctrl-C as a request: the round
-under way ends, its records are taken out of the log, and :class:`TuningInterrupted` is
-raised between rounds. A second Ctrl-C stops at once.
+measuring worker processes, which exit, so the measurements under way fail for reasons that
+are not the programs'. :class:`StopOnInterrupt` takes the first Ctrl-C as a request: the
+round under way ends, what it wrote to the log after the request is taken out again, and
+:class:`TuningInterrupted` is raised between rounds. A second Ctrl-C stops at once.
+
+A round is a ``TaskScheduler`` round (the class is one of its callbacks) or whatever runs
+between two calls of :meth:`StopOnInterrupt.check` (``collect``'s chunks).
 """
 from __future__ import annotations
 
@@ -24,51 +27,53 @@ logger = logging.getLogger("tvm_gnn_cost")
 
 
 class TuningInterrupted(KeyboardInterrupt):
-    """Tuning stopped by Ctrl-C between two rounds.
+    """Measuring stopped by Ctrl-C between two rounds.
 
     Attributes
     ----------
     log_file : str
-        The log; it holds every round measured before the interrupted one.
-    trials : int
-        Measurements of this run kept in the log.
+        The log; it holds every measurement written before Ctrl-C.
     """
 
-    def __init__(self, log_file: str, trials: int):
-        super().__init__(f"tuning interrupted after {trials} trials; {log_file} keeps them")
+    def __init__(self, log_file: str):
+        super().__init__(f"interrupted; {log_file} keeps every measurement made before it")
         self.log_file = log_file
-        self.trials = trials
 
 
 class StopOnInterrupt(TaskSchedulerCallback):
-    """A ``TaskScheduler`` callback that ends tuning after the round in which Ctrl-C came.
+    """Ends measuring after the round in which Ctrl-C came; a ``TaskScheduler`` callback.
 
-    Put it first among the callbacks, so that no other one records the dropped round.
+    Put it first among the scheduler's callbacks, so that no other one records the
+    interrupted round.
     """
 
     def __init__(self, log_file: str):
         self.log_file = log_file
         self.requested = False
-        self._log_size = 0
-        self._trials = 0
-
-    def pre_tune(self, task_scheduler, task_id):
-        self._log_size = os.path.getsize(self.log_file) if os.path.exists(self.log_file) else 0
-        self._trials = int(task_scheduler.ct)
-
-    def post_tune(self, task_scheduler, task_id):
-        if not self.requested:
-            return
-        if os.path.exists(self.log_file):  # the round's records may be the workers' deaths
-            with open(self.log_file, "r+", encoding="utf-8") as f:
-                f.truncate(self._log_size)
-        raise TuningInterrupted(self.log_file, self._trials)
+        self._kept = 0  # bytes of the log when Ctrl-C came
 
     def request(self, signum, frame):  # a signal handler
         if self.requested:
             raise KeyboardInterrupt
         self.requested = True
+        self._kept = os.path.getsize(self.log_file) if os.path.exists(self.log_file) else 0
         logger.warning("stopping after this round; Ctrl-C again to stop at once")
+
+    def check(self) -> None:
+        """Between rounds: raise :class:`TuningInterrupted` if Ctrl-C came, the log cut back
+        to what it held then. Ansor writes a batch of records once all of it is measured,
+        and Python runs the handler at once while measuring (the builder and runner are
+        Python functions), so what was written before is whole and sound; what came after
+        may be the killed workers' failures."""
+        if not self.requested:
+            return
+        if os.path.exists(self.log_file):
+            with open(self.log_file, "r+", encoding="utf-8") as f:
+                f.truncate(self._kept)
+        raise TuningInterrupted(self.log_file)
+
+    def post_tune(self, task_scheduler, task_id):
+        self.check()
 
 
 @contextlib.contextmanager

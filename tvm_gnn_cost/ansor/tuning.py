@@ -282,25 +282,25 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
     ------
     TuningInterrupted
         On Ctrl-C (SIGINT, in the main thread), after the round under way; the log keeps
-        the rounds before it, and ``resume=True`` continues from them.
+        what was measured before Ctrl-C, and ``resume=True`` continues from it.
     """
     for target in {str(t.target) for t in tasks}:
         check_target(target)
         if runner is None or isinstance(runner, auto_scheduler.LocalRunner):
             check_runs_here(target)
     done, init = _resume(model, tasks, log_file) if resume else (0, [])
+    if not done:
+        check_budget(tasks, trials, measures_per_round)
     # the tasks beside the log: without them a network's log cannot be read another day
     # (pretrain, evaluate), its workloads being registered only in this process
     os.makedirs(os.path.dirname(os.path.abspath(log_file)), exist_ok=True)
     save_tasks(tasks, tasks_path(log_file), weights)
-    if not done:
-        check_budget(tasks, trials, measures_per_round)
     policies = [auto_scheduler.SketchPolicy(t, program_cost_model=model, params=search_params,
                                             seed=seed + i, verbose=verbose,
                                             init_search_callbacks=init)
                 for i, t in enumerate(tasks)]
     curve = Curve(name, seed)
-    stop = StopOnInterrupt(log_file)  # Ctrl-C: first, so that no callback keeps the round
+    stop = StopOnInterrupt(log_file)  # Ctrl-C: first, so that no callback sees the round
     callbacks: list = [stop, CurveRecorder(curve, offset=done)]
     bar = ProgressBar(trials, done) if progress else None
     if bar:

@@ -26,6 +26,7 @@ AFTER_INTERRUPT = {
     "tune": "the same command with --resume continues it",
     "compare": "the same compare command again reuses the finished runs and resumes the one "
                "under way",
+    "collect": "the same command again goes on (programs in the log are not measured again)",
 }
 
 
@@ -50,7 +51,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         return COMMANDS[args.command].run(args)
     except KeyboardInterrupt as err:
-        kept = (f"{err.log_file} keeps every round measured before it"  # TuningInterrupted
+        kept = (f"{err.log_file} keeps every measurement made before it"  # TuningInterrupted
                 if getattr(err, "log_file", None) else "")
         hint = "; ".join(s for s in (kept, AFTER_INTERRUPT.get(args.command, "")) if s)
         print(f"\ninterrupted{': ' + hint if hint else ''}", file=sys.stderr)

@@ -130,7 +130,7 @@ def _from_onnx(path: str, shapes: Dict[str, Tuple[int, ...]],
                dtypes: Dict[str, str]) -> ModelSource:
     from tvm import relay
 
-    model, inputs = read_onnx(path, shapes, dtypes)
+    model, inputs = _read_onnx(path, shapes, dtypes)
     reduce_axes_as_attributes(model)  # what torch.onnx.export writes, as TVM 0.19 reads it
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=CHECKER_WARNING.pattern)
@@ -141,7 +141,7 @@ def _from_onnx(path: str, shapes: Dict[str, Tuple[int, ...]],
                        "onnxruntime")
 
 
-def read_onnx(path: str, shapes: Optional[Dict[str, Tuple[int, ...]]] = None,
+def _read_onnx(path: str, shapes: Optional[Dict[str, Tuple[int, ...]]] = None,
               dtypes: Optional[Dict[str, str]] = None):
     """An ONNX file and its inputs: ``(onnx.ModelProto, {name: (shape, dtype)})``, each
     input's shape from ``shapes`` or else the file's static one."""
@@ -320,7 +320,8 @@ def trace(module, examples: Sequence):
 
 
 def _convert(name: str, convert):
-    """Run a Relay frontend, saying which operators it lacks instead of raising its traceback."""
+    """Run a Relay frontend; what it raises (operators it lacks, shapes that do not fit, a
+    bug of its own) becomes a ValueError of one line that says what to try."""
     import tvm
 
     try:
@@ -354,4 +355,4 @@ def torch_reference(module, names: Sequence[str]) -> Reference:
 
 
 __all__ = ["ModelSource", "Reference", "is_model_spec", "load_entry_point", "load_model",
-           "parse_input_dtypes", "parse_input_shapes", "read_onnx", "torch_reference", "trace"]
+           "parse_input_dtypes", "parse_input_shapes", "torch_reference", "trace"]
