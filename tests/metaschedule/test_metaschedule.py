@@ -162,6 +162,7 @@ def test_compare_tunes_a_users_model_with_metaschedule(tmp_path, monkeypatch):
     both stacks; an ONNX file through Relay on TVM 0.19, refused with the way round on
     apache-tvm."""
     import math
+    import sys
 
     import torch
 
@@ -169,15 +170,15 @@ def test_compare_tunes_a_users_model_with_metaschedule(tmp_path, monkeypatch):
     from tvm_gnn_cost.curves import read_curves
     from tvm_gnn_cost.metaschedule.tuning import ms_workload
 
-    (tmp_path / "mymodel.py").write_text(
+    (tmp_path / "ms_user_model.py").write_text(
         "import torch\n\n\ndef build():\n    torch.manual_seed(0)\n"
         "    return torch.nn.Sequential(torch.nn.Linear(32, 16), torch.nn.ReLU()), "
         "torch.randn(1, 32)\n")
     monkeypatch.syspath_prepend(str(tmp_path))  # a user's package
     target = with_num_cores(host_target())
-    tasks = len(ms_workload("mymodel:build", target).modules)
+    tasks = len(ms_workload("ms_user_model:build", target).modules)
     out = tmp_path / "ms"
-    assert main(["compare", "--searcher", "metaschedule", "--network", "mymodel:build",
+    assert main(["compare", "--searcher", "metaschedule", "--network", "ms_user_model:build",
                  "--models", "gnn", "--trials", str(8 * tasks), "--trials-per-iter", "8",
                  "--seeds", "1", "--out", str(out)]) == 0
     (curve,) = read_curves(str(out))
@@ -190,11 +191,12 @@ def test_compare_tunes_a_users_model_with_metaschedule(tmp_path, monkeypatch):
             main(["compare", "--searcher", "metaschedule", "--network", str(path), "--models", "gnn",
                   "--trials", "8", "--seeds", "1", "--out", str(tmp_path / "onnx")])
     else:
-        import mymodel
+        import ms_user_model
 
-        torch.onnx.export(*mymodel.build(), str(path), dynamo=False, input_names=["x"])
+        torch.onnx.export(*ms_user_model.build(), str(path), dynamo=False, input_names=["x"])
         workload = ms_workload(str(path), target)
         assert workload.name == "mlp.onnx" and len(workload.modules) == tasks
+    sys.modules.pop("ms_user_model", None)  # a module of this test's folder only
 
 
 def test_a_run_whose_every_build_fails_ends_cleanly_and_says_why(tmp_path, caplog):
