@@ -6,8 +6,6 @@ from tvm_gnn_cost.ansor.featurizer import StateFeaturizer
 from tvm_gnn_cost.core.features import feature_names
 from tvm_gnn_cost.ansor.sampling import sample_states
 
-SMALL = {"sample_init_min_population": 64}
-
 
 def reference_graph(state):
     """Non-inlined compute stages and producer->consumer edges through inlined stages,
@@ -74,7 +72,7 @@ def check_graphs(task, states, allow_over_limit=False):
 
 
 def test_matmul_graphs(matmul_task):
-    states = sample_states(matmul_task, 64, params=SMALL)
+    states = sample_states(matmul_task, 64)
     graphs = check_graphs(matmul_task, states)
     # Different schedules of the same computation get different features.
     distinct = {g.features.tobytes() for g in graphs}
@@ -82,7 +80,7 @@ def test_matmul_graphs(matmul_task):
 
 
 def test_conv2d_bias_relu_graphs(conv_task):
-    states = sample_states(conv_task, 64, params=SMALL)
+    states = sample_states(conv_task, 64)
     graphs = check_graphs(conv_task, states)
     # bias add is always inlined into relu: 3 or fewer nodes, never the T_add stage.
     assert all(g.num_nodes <= 3 for g in graphs)
@@ -95,7 +93,7 @@ def test_every_resnet18_task(resnet_tasks):
     assert "softmax" in descs and "winograd" in descs and "global_avg_pool" in descs
     names = feature_names()
     for task in tasks:
-        states = sample_states(task, 4, params=SMALL, max_rounds=2)
+        states = sample_states(task, 4, max_rounds=2)
         assert states, task.desc
         graphs = check_graphs(task, states)
         # what each stage computes was read, not left at zero
@@ -103,7 +101,7 @@ def test_every_resnet18_task(resnet_tasks):
 
 
 def test_cuda_task_shows_thread_bindings(cuda_task):
-    states = sample_states(cuda_task, 48, params=SMALL)
+    states = sample_states(cuda_task, 48)
     graphs = [g for g in check_graphs(cuda_task, states, allow_over_limit=True) if g.valid]
     assert len(graphs) >= len(states) * 3 // 4
     names = feature_names()
@@ -136,7 +134,7 @@ def test_state_read_from_a_log_is_flagged_until_bounds_are_inferred(conv_task, t
     """Log states have no stages: invalid as read, valid once bounds are inferred."""
     from tvm_gnn_cost.ansor.records import infer_bound
 
-    states = sample_states(conv_task, 2, params=SMALL)
+    states = sample_states(conv_task, 2)
     log = str(tmp_path / "two.json")
     auto_scheduler.save_records(log, [auto_scheduler.MeasureInput(conv_task, s) for s in states],
                                 [auto_scheduler.MeasureResult([0.1], 0, "", 0.1, 0)] * 2)
@@ -165,7 +163,7 @@ def test_step_tokens_land_on_the_stages_tvm_shows(matmul_task, conv_task):
     n_kinds = len(STEP_KINDS)
     checked = 0
     for task in (matmul_task, conv_task):
-        states = sample_states(task, 32, params=SMALL)
+        states = sample_states(task, 32)
         plain = StateFeaturizer().featurize(task, states)
         for state, g, p in zip(states, fz.featurize(task, states), plain):
             assert g.features.shape == (p.num_nodes, base + k * TOKEN_WIDTH) == (
@@ -193,7 +191,7 @@ def test_loop_footprints_grow_outwards_on_real_states(matmul_task, conv_task):
     fz = StateFeaturizer(FeaturizerConfig(loop_footprints=True))
     base = len(feature_names())
     for task in (matmul_task, conv_task):
-        states = sample_states(task, 32, params=SMALL)
+        states = sample_states(task, 32)
         plain = StateFeaturizer().featurize(task, states)
         for g, p in zip(fz.featurize(task, states), plain):
             assert g.features.shape == (p.num_nodes, len(fz.names)) == (p.num_nodes, base + 8)

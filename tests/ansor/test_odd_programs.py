@@ -4,6 +4,7 @@ import pytest
 from tvm import auto_scheduler, te
 
 from tvm_gnn_cost.ansor.cost_model import GNNCostModel
+from tvm_gnn_cost.ansor.sampling import sample_states
 from tvm_gnn_cost.core.graph import ProgramGraph
 
 
@@ -14,9 +15,7 @@ def _task(tensors, target):
 
 
 def _sample(task, n=16, seed=0):
-    policy = auto_scheduler.SketchPolicy(task, seed=seed, verbose=0,
-                                         params={"sample_init_min_population": n})
-    return list(policy.sample_initial_population())[:n]
+    return sample_states(task, n, seed=seed, max_rounds=2)
 
 
 def _chain(n, op, target):

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from tvm import auto_scheduler, te
 
 from tvm_gnn_cost.ansor.featurizer import StateFeaturizer
+from tvm_gnn_cost.ansor.sampling import sample_states
 
 OPS = ("scale", "relu", "exp", "bias", "reduce_sub", "diamond", "matmul")
 COMPUTE_OP = 1  # a stage's op_type: 0 placeholder, 1 compute
@@ -68,7 +69,7 @@ def check_graph(g, state):
 
 
 # no shrinking: each example runs TVM's sampler, and shrinking a failure took minutes
-@settings(max_examples=20, deadline=None, derandomize=True,
+@settings(max_examples=100, deadline=None, derandomize=True,
           phases=[Phase.explicit, Phase.generate], suppress_health_check=[HealthCheck.too_slow])
 @given(rows=st.integers(1, 48), cols=st.integers(1, 48),
        ops=st.lists(st.sampled_from(OPS), min_size=1, max_size=4),
@@ -78,9 +79,7 @@ def test_random_dags_give_valid_graphs(target, rows, cols, ops, widths, seed):
     dag = build_dag(rows, cols, ops, widths)
     task = auto_scheduler.SearchTask(compute_dag=dag, workload_key=dag.workload_key(),
                                      target=target)
-    policy = auto_scheduler.SketchPolicy(task, seed=seed, verbose=0,
-                                         params={"sample_init_min_population": 8})
-    states = list(policy.sample_initial_population())[:8]
+    states = sample_states(task, 8, seed=seed, max_rounds=2)
     assert states
     for g, state in zip(featurizer.featurize(task, states), states):
         check_graph(g, state)

@@ -24,10 +24,15 @@ def sample_states(task: auto_scheduler.SearchTask, n: int, seed: int = 0,
         Seeds the sketch policy.
     params : dict, optional
         ``SketchPolicy`` parameters; ``sample_init_min_population`` sets the
-        batch drawn per round.
+        valid states a round returns at least, ``evolutionary_search_population``
+        the states drawn at a time. Both default to sizes near ``n``.
     max_rounds : int
         Sampling rounds before giving up on finding ``n`` distinct states.
     """
+    # TVM draws a whole search population (2,048) a round whatever is asked: a few
+    # seconds a task to keep a handful. The draws are independent, so fewer are as random.
+    params = {"sample_init_min_population": max(1, min(n, 50)),
+              "evolutionary_search_population": min(2048, max(32, 2 * n)), **(params or {})}
     policy = auto_scheduler.SketchPolicy(task, params=params, seed=seed, verbose=0)
     seen = set()
     out: List = []
