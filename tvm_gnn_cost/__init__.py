@@ -3,8 +3,8 @@ MetaSchedule.
 
 Rooms: :mod:`.core` (the GNN, TVM-free), :mod:`.ansor` and :mod:`.metaschedule` (one adapter
 per TVM search), :mod:`.tir` (reading TVM's IR for both), :mod:`.offline` (pretraining and
-evaluation on logs), :mod:`.workloads` (networks, operators, targets, builds), :mod:`.cli`
-and :mod:`.curves`.
+evaluation on logs), :mod:`.workloads` (networks, operators, targets, builds), :mod:`.cli`,
+:mod:`.curves` and :mod:`.signals`.
 
 >>> from tvm_gnn_cost import GNNCostModel
 >>> model = GNNCostModel(seed=0)  # doctest: +SKIP

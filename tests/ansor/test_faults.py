@@ -7,6 +7,7 @@ import sys
 import time
 
 import numpy as np
+import psutil
 import pytest
 import torch
 from tvm import auto_scheduler
@@ -148,11 +149,12 @@ TUNE = ["tune", *MATMUL, "--measures-per-round", "8", "--model", "gnn", "--trial
 COLLECT = ["collect", *MATMUL, "--programs-per-task", "40"]
 
 
-def start_job(command: list, log: str, records: int, **popen):
-    """``tvm-gnn-cost COMMAND`` writing ``log``, in a process of its own, once ``log`` holds
-    ``records`` records; its command line, environment and process."""
+def start_job(command: list, log: str, records: int, out: str = None, **popen):
+    """``tvm-gnn-cost COMMAND`` writing ``log`` (in ``out``, compare's folder), in a process
+    of its own, once ``log`` holds ``records`` records; its command line, environment and
+    process."""
     cmd = [sys.executable, "-m", "tvm_gnn_cost", *command,
-           "--out" if command[0] == "collect" else "--log", log]
+           "--log" if command[0] == "tune" else "--out", out or log]
     env = dict(os.environ, TOPHUB_LOCATION="NONE")
     job = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, **popen)
     deadline = time.time() + 300
@@ -215,3 +217,29 @@ def test_ctrl_c_ends_measuring_between_rounds_and_the_log_goes_on(tmp_path, comm
     final = open(log).read().splitlines()
     assert final[:len(kept)] == kept and len(final) == 40
     assert len({json.dumps(json.loads(x)["i"]) for x in final}) == 40  # none measured twice
+
+
+def test_sigterm_to_compare_stops_its_tuning_child_after_the_round(tmp_path):
+    """``kill`` of a compare process left its tune child measuring on its own (and a rerun of
+    the compare beside it would have written the same log). Now compare passes SIGTERM on,
+    the child ends its round and keeps its log whole, and both end with one line each and
+    the exit code of SIGTERM."""
+    out = str(tmp_path / "cmp")
+    log = os.path.join(out, "logs", "gnn-seed0.json")
+    compare = ["compare", *MATMUL, "--models", "gnn", "--trials", "40", "--seeds", "1",
+               "--measures-per-round", "8", "--no-build"]
+    _, _, job = start_job(compare, log, 8, out=out, stderr=subprocess.PIPE, text=True)
+    children = psutil.Process(job.pid).children()
+    assert len(children) == 1
+    job.send_signal(signal.SIGTERM)  # to compare alone, as kill PID sends it
+    stderr = job.communicate(timeout=300)[1]
+    assert job.returncode == 128 + signal.SIGTERM, stderr[-2000:]
+    assert "Traceback" not in stderr
+    assert f"terminated: {log} keeps every measurement made before it" in stderr  # the child's
+    assert stderr.rstrip().endswith("terminated: the same compare command again reuses the "
+                                    "finished runs and resumes the one under way")
+    gone, alive = psutil.wait_procs(children, timeout=5)
+    assert not alive, "the tuning child outlived compare"
+    kept = open(log).read().splitlines()
+    assert 8 <= len(kept) < 40 and len(kept) % 8 == 0  # whole rounds
+    assert all(json.loads(x)["r"][1] == 0 for x in kept)

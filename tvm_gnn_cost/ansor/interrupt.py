@@ -1,4 +1,5 @@
-"""Ctrl-C while measuring: stop between rounds, keeping every measurement made before it.
+"""Ctrl-C or SIGTERM while measuring: stop between rounds, keeping every measurement made
+before it.
 
 A ``KeyboardInterrupt`` raised inside one of Ansor's measuring callbacks (Python functions
 that TVM's C++ search calls) does not stop the search cleanly: TVM prints the callback's
@@ -7,7 +8,9 @@ traceback and ends with an unrelated error (``TypeError`` from ``local_run``, or
 measuring worker processes, which exit, so the measurements under way fail for reasons that
 are not the programs'. :class:`StopOnInterrupt` takes the first Ctrl-C as a request: the
 round under way ends, what it wrote to the log after the request is taken out again, and
-:class:`TuningInterrupted` is raised between rounds. A second Ctrl-C stops at once.
+:class:`TuningInterrupted` is raised between rounds. A second Ctrl-C stops at once (a copy
+of the first, see :mod:`tvm_gnn_cost.signals`, does not). SIGTERM (``kill``, a batch
+scheduler's notice) is taken the same way.
 
 A round is a ``TaskScheduler`` round (the class is one of its callbacks) or whatever runs
 between two calls of :meth:`StopOnInterrupt.check` (``collect``'s chunks).
@@ -18,26 +21,30 @@ import contextlib
 import logging
 import os
 import signal
-import threading
 from typing import Iterator
 
 from tvm.auto_scheduler.task_scheduler import TaskSchedulerCallback
+
+from ..signals import RepeatFilter, handle_stop_signals, signal_name, stopping
 
 logger = logging.getLogger("tvm_gnn_cost")
 
 
 class TuningInterrupted(KeyboardInterrupt):
-    """Measuring stopped by Ctrl-C between two rounds.
+    """Measuring stopped by Ctrl-C or SIGTERM between two rounds.
 
     Attributes
     ----------
     log_file : str
-        The log; it holds every measurement written before Ctrl-C.
+        The log; it holds every measurement written before the signal.
+    signum : int
+        The signal (``signal.SIGINT`` for Ctrl-C).
     """
 
-    def __init__(self, log_file: str):
+    def __init__(self, log_file: str, signum: int = signal.SIGINT):
         super().__init__(f"interrupted; {log_file} keeps every measurement made before it")
         self.log_file = log_file
+        self.signum = signum
 
 
 class StopOnInterrupt(TaskSchedulerCallback):
@@ -50,14 +57,20 @@ class StopOnInterrupt(TaskSchedulerCallback):
     def __init__(self, log_file: str):
         self.log_file = log_file
         self.requested = False
+        self.signum = signal.SIGINT
         self._kept = 0  # bytes of the log when Ctrl-C came
+        self._repeats = RepeatFilter()
 
     def request(self, signum, frame):  # a signal handler
+        if self._repeats.is_copy():
+            return
         if self.requested:
-            raise KeyboardInterrupt
+            raise stopping(signum)
         self.requested = True
+        self.signum = signum
         self._kept = os.path.getsize(self.log_file) if os.path.exists(self.log_file) else 0
-        logger.warning("stopping after this round; Ctrl-C again to stop at once")
+        logger.warning("stopping after this round; %s again to stop at once",
+                       signal_name(signum))
 
     def check(self) -> None:
         """Between rounds: raise :class:`TuningInterrupted` if Ctrl-C came, the log cut back
@@ -70,7 +83,7 @@ class StopOnInterrupt(TaskSchedulerCallback):
         if os.path.exists(self.log_file):
             with open(self.log_file, "r+", encoding="utf-8") as f:
                 f.truncate(self._kept)
-        raise TuningInterrupted(self.log_file)
+        raise TuningInterrupted(self.log_file, self.signum)
 
     def post_tune(self, task_scheduler, task_id):
         self.check()
@@ -78,16 +91,9 @@ class StopOnInterrupt(TaskSchedulerCallback):
 
 @contextlib.contextmanager
 def stop_on_interrupt(callback: StopOnInterrupt) -> Iterator[None]:
-    """Route SIGINT to ``callback`` while the block runs (main thread only; elsewhere Python
-    delivers no signal and nothing changes)."""
-    if threading.current_thread() is not threading.main_thread():
+    """Route Ctrl-C and SIGTERM to ``callback`` while the block runs (main thread only)."""
+    with handle_stop_signals(callback.request):
         yield
-        return
-    previous = signal.signal(signal.SIGINT, callback.request)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 __all__ = ["TuningInterrupted", "StopOnInterrupt", "stop_on_interrupt"]

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 from typing import List, Optional
 
 from . import collect, compare, evaluate, plot, pretrain, tune
+from ..signals import stop_signals_raise
 from .common import require_ansor
 
 COMMANDS = {"tune": tune, "compare": compare, "plot": plot, "collect": collect,
             "pretrain": pretrain, "evaluate": evaluate}
 
-#: How to go on after Ctrl-C, by command.
+#: How to go on after Ctrl-C or SIGTERM, by command.
 AFTER_INTERRUPT = {
     "tune": "the same command with --resume continues it",
     "compare": "the same compare command again reuses the finished runs and resumes the one "
@@ -48,18 +50,27 @@ def main(argv: Optional[List[str]] = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     if args.command != "plot" and getattr(args, "searcher", "ansor") == "ansor":
         require_ansor(args.command)
-    try:
-        return COMMANDS[args.command].run(args)
-    except KeyboardInterrupt as err:
-        kept = (f"{err.log_file} keeps every measurement made before it"  # TuningInterrupted
-                if getattr(err, "log_file", None) else "")
-        hint = "; ".join(s for s in (kept, AFTER_INTERRUPT.get(args.command, "")) if s)
-        print(f"\ninterrupted{': ' + hint if hint else ''}", file=sys.stderr)
-        return 130
-    except (FileNotFoundError, ValueError) as err:
-        if getattr(args, "verbose", False) or not _says_the_fix(err):
-            raise
-        raise SystemExit(f"error: {err}") from None
+    with stop_signals_raise():  # kept while the message is printed: a copy may follow
+        try:
+            return COMMANDS[args.command].run(args)
+        except KeyboardInterrupt as err:  # Ctrl-C, Terminated (SIGTERM), TuningInterrupted
+            return _interrupted(args.command, err)
+        except (FileNotFoundError, ValueError) as err:
+            if getattr(args, "verbose", False) or not _says_the_fix(err):
+                raise
+            raise SystemExit(f"error: {err}") from None
+
+
+def _interrupted(command: str, err: KeyboardInterrupt) -> int:
+    """One line on what was kept and how to go on; the exit code a shell gives a process
+    the signal ended (130 for Ctrl-C, 143 for SIGTERM)."""
+    signum = getattr(err, "signum", signal.SIGINT)
+    kept = (f"{err.log_file} keeps every measurement made before it"  # TuningInterrupted
+            if getattr(err, "log_file", None) else "")
+    hint = "; ".join(s for s in (kept, AFTER_INTERRUPT.get(command, "")) if s)
+    word = "interrupted" if signum == signal.SIGINT else "terminated"
+    print(f"\n{word}{': ' + hint if hint else ''}", file=sys.stderr)
+    return 128 + signum
 
 
 def _says_the_fix(err: Exception) -> bool:

@@ -13,12 +13,14 @@ import argparse
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import time
 from dataclasses import asdict
 from typing import Callable, List
 
+from ..signals import signal_name
 from .common import (COMPARE_MODELS, add_workload_args, at_least, check_budget, load_network,
                      parse_target)
 
@@ -255,16 +257,20 @@ def _tune_child(args, tasks, target, model: str, seed: int, log: str,
 def _call(cmd: List[str], grace: float = 300.0) -> int:
     """Run a ``tune`` child process and return its exit code.
 
-    A terminal's Ctrl-C reaches the child too, which stops after the round it is measuring
-    and keeps its log to whole rounds: wait up to ``grace`` seconds for that before killing
-    it (a second Ctrl-C kills it at once).
+    On Ctrl-C or SIGTERM the child is sent the same signal (a copy of what it may have had
+    already takes nothing away), ends the round it is measuring and keeps its log whole:
+    wait up to ``grace`` seconds for that before killing it (a second signal kills it at
+    once). The child is never left running on its own.
     """
     child = subprocess.Popen(cmd)
     try:
         return child.wait()
-    except KeyboardInterrupt:
-        print("\nwaiting for the tuning process to end its round (Ctrl-C again to kill it)",
-              file=sys.stderr, flush=True)
+    except KeyboardInterrupt as err:
+        signum = getattr(err, "signum", signal.SIGINT)
+        if child.poll() is None:
+            child.send_signal(signum)
+        print(f"\nwaiting for the tuning process to end its round ({signal_name(signum)} "
+              "again to kill it)", file=sys.stderr, flush=True)
         try:
             child.wait(timeout=grace)
         finally:
