@@ -315,6 +315,8 @@ def test_model_specs_and_input_shapes_are_read_as_tvmc_writes_them():
     assert parse_input_shapes("input:[1,3,224,224] mask:[1, 128]") == {
         "input": (1, 3, 224, 224), "mask": (1, 128)}
     assert parse_input_shapes(None) == {}
+    assert parse_input_shapes("input_1:0:[1,224,224,3] serving/mask.1:[1,2]:int64") == {
+        "input_1:0": (1, 224, 224, 3), "serving/mask.1": (1, 2)}  # TensorFlow's names
     assert parse_input_dtypes("ids:[1,128]:int64 mask:[1,128]") == {"ids": "int64"}
     assert parse_input_shapes("ids:[1,128]:int64 mask:[1,128]") == {
         "ids": (1, 128), "mask": (1, 128)}

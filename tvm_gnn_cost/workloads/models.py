@@ -34,7 +34,8 @@ logger = logging.getLogger("tvm_gnn_cost")
 Reference = Callable[[Dict[str, np.ndarray]], List[np.ndarray]]
 
 MODEL_SUFFIXES = (".onnx", ".pt", ".pth", ".ts")
-_SHAPE = re.compile(r"([^\s:,\[\]]+)\s*:\s*\[([0-9,\s]*)\](?::([a-z]+[0-9]*))?")
+# a name may hold colons, dots and slashes, as tvmc reads it ("input_1:0", TensorFlow's names)
+_SHAPE = re.compile(r"([^\s,\[\]]+?)\s*:\s*\[([0-9,\s]*)\](?::([a-z]+[0-9]*))?")
 
 
 @dataclass
