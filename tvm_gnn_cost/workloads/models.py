@@ -214,11 +214,16 @@ def _from_torchscript(path: str, shapes: Dict[str, Tuple[int, ...]],
     except RuntimeError as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else ""
         raise ValueError(f"{path} is not a readable TorchScript file ({first}); save it with "
-                         "torch.jit.script(model).save(path), or pass --network "
+                         "torch.jit.trace(model, example_inputs).save(path), or pass --network "
                          "package.module:function returning the module and example "
                          "inputs") from None
     shapes = _torchscript_inputs(path, module, shapes)
-    return _torch_source(os.path.basename(path), module, _zeros(shapes, dtypes), list(shapes))
+    fix = ("If it was saved from torch.jit.script, save it from torch.jit.trace(model, "
+           "example_inputs) instead: TVM's PyTorch frontend reads traced modules, and scripting "
+           "keeps operators (aten::conv2d) and control flow that it does not. Or export the "
+           "model to ONNX")
+    return _torch_source(os.path.basename(path), module, _zeros(shapes, dtypes), list(shapes),
+                         fix)
 
 
 def _torchscript_inputs(path: str, module, shapes: Dict[str, Tuple[int, ...]]
@@ -291,14 +296,16 @@ def _zeros(shapes: Dict[str, Tuple[int, ...]], dtypes: Dict[str, str]) -> list:
             for n, s in shapes.items()]
 
 
-def _torch_source(name: str, module, examples: Sequence, names: List[str]) -> ModelSource:
+def _torch_source(name: str, module, examples: Sequence, names: List[str],
+                  fix: Optional[str] = None) -> ModelSource:
     import torch
     from tvm import relay
 
     script = module if isinstance(module, torch.jit.ScriptModule) else trace(module, examples)
     inputs = {n: (tuple(x.shape), str(x.dtype).replace("torch.", ""))
               for n, x in zip(names, examples)}
-    mod, params = _convert(name, lambda: relay.frontend.from_pytorch(script, list(inputs.items())))
+    mod, params = _convert(name, lambda: relay.frontend.from_pytorch(script, list(inputs.items())),
+                           fix)
     return ModelSource(name, mod, params, inputs, torch_reference(module, names), "torch")
 
 
@@ -320,26 +327,29 @@ def trace(module, examples: Sequence):
         torch.backends.mha.set_fastpath_enabled(fast)
 
 
-def _convert(name: str, convert):
+def _convert(name: str, convert, fix: Optional[str] = None):
     """Run a Relay frontend; what it raises (operators it lacks, shapes that do not fit, a
-    bug of its own) becomes a ValueError of one line that says what to try."""
+    bug of its own) becomes a ValueError of one line that says what to try (``fix``, where
+    the model's own form is known to be the cause)."""
     import tvm
 
     try:
         return convert()
     except (NotImplementedError, tvm.error.OpNotImplemented) as err:
-        raise ValueError(f"TVM's frontend cannot import {name}: {error_summary(err)}. Replace "
-                         "those operators in the model, or export it another way (ONNX or "
-                         "TorchScript)") from None
+        raise ValueError(f"TVM's frontend cannot import {name}: {error_summary(err)}. "
+                         + (fix or "Replace those operators in the model, or export it another "
+                                   "way (ONNX or TorchScript)")) from None
     except tvm.TVMError as err:  # most often Relay's type inference: shapes that do not fit
-        raise ValueError(f"TVM cannot import {name}: {error_summary(err)}. If the input shapes "
-                         "are the cause, check --input-shapes: each input's shape must be one "
-                         "the model accepts, and agree with the others'") from None
+        raise ValueError(f"TVM cannot import {name}: {error_summary(err)}. "
+                         + (fix or "If the input shapes are the cause, check --input-shapes: "
+                                   "each input's shape must be one the model accepts, and "
+                                   "agree with the others'")) from None
     except Exception as err:  # noqa: BLE001 - a bug of the frontend itself (TypeError, ...)
         logger.debug("the frontend's traceback", exc_info=True)
         raise ValueError(f"TVM's frontend failed on {name}: {error_summary(err).rstrip('.!')}. "
-                         "Export the model another way (ONNX with another opset, TorchScript, "
-                         "or a package.module:function entry point)") from None
+                         + (fix or "Export the model another way (ONNX with another opset, "
+                                   "TorchScript, or a package.module:function entry "
+                                   "point)")) from None
 
 
 def torch_reference(module, names: Sequence[str]) -> Reference:
