@@ -357,10 +357,11 @@ def test_bad_model_arguments_are_refused_with_the_fix(tmp_path, monkeypatch):
                   "--trials", "4", "--log", log])
     torch.save(model, str(tmp_path / "pickled.pt"))  # torch.save, not TorchScript
     torch.jit.script(model).save(str(tmp_path / "scripted.pt"))  # its aten::conv2d: no import
-    for name in ("pickled.pt", "scripted.pt"):
+    for spec in ("pickled.pt", "scripted.pt", "tiny_models:scripted_cnn"):
+        shapes = ["--input-shapes", "x:[1,3,8,8]"] if spec.endswith(".pt") else []
         with pytest.raises(SystemExit, match=r"torch.jit.trace\(model, example_inputs\)"):
-            main(["tune", "--network", str(tmp_path / name), "--input-shapes",
-                  "x:[1,3,8,8]", "--trials", "4", "--log", log])
+            main(["tune", "--network", str(tmp_path / spec) if shapes else spec, *shapes,
+                  "--trials", "4", "--log", log])
 
 
 def test_compare_on_a_users_model_reports_the_framework_time_beside_the_builds(tmp_path,

@@ -85,6 +85,12 @@ def upsampler():
     return _Upsampler().eval(), torch.randn(1, 3, 8, 8)
 
 
+def scripted_cnn():
+    """:func:`cnn` through ``torch.jit.script``, which Relay's frontend cannot read."""
+    model, x = cnn()
+    return torch.jit.script(model), x
+
+
 def cnn_module():
     """:func:`cnn`'s module alone, as a constructor such as ``torchvision.models.resnet18``
     returns it: the inputs come from ``--input-shapes``."""

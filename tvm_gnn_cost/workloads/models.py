@@ -218,12 +218,7 @@ def _from_torchscript(path: str, shapes: Dict[str, Tuple[int, ...]],
                          "package.module:function returning the module and example "
                          "inputs") from None
     shapes = _torchscript_inputs(path, module, shapes)
-    fix = ("If it was saved from torch.jit.script, save it from torch.jit.trace(model, "
-           "example_inputs) instead: TVM's PyTorch frontend reads traced modules, and scripting "
-           "keeps operators (aten::conv2d) and control flow that it does not. Or export the "
-           "model to ONNX")
-    return _torch_source(os.path.basename(path), module, _zeros(shapes, dtypes), list(shapes),
-                         fix)
+    return _torch_source(os.path.basename(path), module, _zeros(shapes, dtypes), list(shapes))
 
 
 def _torchscript_inputs(path: str, module, shapes: Dict[str, Tuple[int, ...]]
@@ -296,16 +291,23 @@ def _zeros(shapes: Dict[str, Tuple[int, ...]], dtypes: Dict[str, str]) -> list:
             for n, s in shapes.items()]
 
 
-def _torch_source(name: str, module, examples: Sequence, names: List[str],
-                  fix: Optional[str] = None) -> ModelSource:
+#: What to do when a TorchScript module does not import: Relay reads traces.
+SCRIPTED_FIX = ("If it was made by torch.jit.script, use torch.jit.trace(model, example_inputs) "
+                "instead: TVM's PyTorch frontend reads traced modules, and scripting keeps "
+                "operators (aten::conv2d) and control flow that it does not. Or export the "
+                "model to ONNX")
+
+
+def _torch_source(name: str, module, examples: Sequence, names: List[str]) -> ModelSource:
     import torch
     from tvm import relay
 
-    script = module if isinstance(module, torch.jit.ScriptModule) else trace(module, examples)
+    scripted = isinstance(module, torch.jit.ScriptModule)  # a file, or an entry point's
+    script = module if scripted else trace(module, examples)
     inputs = {n: (tuple(x.shape), str(x.dtype).replace("torch.", ""))
               for n, x in zip(names, examples)}
     mod, params = _convert(name, lambda: relay.frontend.from_pytorch(script, list(inputs.items())),
-                           fix)
+                           SCRIPTED_FIX if scripted else None)
     return ModelSource(name, mod, params, inputs, torch_reference(module, names), "torch")
 
 
