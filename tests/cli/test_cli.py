@@ -198,6 +198,10 @@ def test_a_target_this_tvm_cannot_compile_for_is_refused(tmp_path, cuda_task, ca
     check_target("llvm")
     assert "has no -mcpu" in caplog.text and "-mcpu=" + tvm.target.codegen.llvm_get_system_cpu() \
         in caplog.text
+    caplog.clear()
+    check_target("llvm -mtriple=aarch64-linux-gnu")  # for a device: not this machine's -mcpu
+    assert "generic aarch64 code. Add the device's -mcpu" in caplog.text
+    assert tvm.target.codegen.llvm_get_system_cpu() not in caplog.text
 
     if tvm.get_global_func("target.build.cuda", allow_missing=True) is not None:
         pytest.skip("this TVM build has CUDA")

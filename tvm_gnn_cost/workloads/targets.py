@@ -55,6 +55,15 @@ def shipped_prior_mismatch(target) -> Optional[str]:
 _ARCH_ALIASES = {"arm64": "aarch64", "amd64": "x86_64"}
 
 
+def _arch(target) -> str:
+    """The architecture an LLVM target (or a triple) compiles for: its ``-mtriple``'s, else
+    this machine's."""
+    if isinstance(target, tvm.target.Target):
+        target = str(target.attrs.get("mtriple", "")) or tvm.target.codegen.llvm_get_system_triple()
+    first = str(target).split("-")[0]
+    return _ARCH_ALIASES.get(first, first)
+
+
 def check_runs_here(target) -> None:
     """Raise ``ValueError`` if ``target`` is a CPU of another architecture than this machine's.
 
@@ -63,17 +72,12 @@ def check_runs_here(target) -> None:
     an RPC tracker.
     """
     target = tvm.target.Target(target)
-    triple = str(target.attrs.get("mtriple", "")) if target.kind.name == "llvm" else ""
-    if not triple:
+    if target.kind.name != "llvm" or not target.attrs.get("mtriple", ""):
         return
-
-    def arch(t: str) -> str:
-        return _ARCH_ALIASES.get(t.split("-")[0], t.split("-")[0])
-
-    host = str(tvm.target.codegen.llvm_get_system_triple())
-    if arch(triple) != arch(host):
+    host = _arch(str(tvm.target.codegen.llvm_get_system_triple()))
+    if _arch(target) != host:
         raise ValueError(
-            f"it compiles for {arch(triple)}, and this machine is {arch(host)}, so its programs "
+            f"it compiles for {_arch(target)}, and this machine is {host}, so its programs "
             "cannot be measured here. Measure them on the device through an RPC tracker "
             "(--rpc-key KEY --rpc-host HOST --rpc-port PORT), or tune for this machine "
             "(leave --target out)")
@@ -105,9 +109,14 @@ def check_target(target) -> None:
                 f"-mcpu={codegen.llvm_get_system_cpu()} for this machine, or one of "
                 f"{', '.join(sorted(known)[:8])}, ...")
     if kind == "llvm" and not target.mcpu:
-        logger.warning("target %r has no -mcpu: LLVM emits generic x86-64 code. "
-                       "Add -mcpu=%s for this machine.", str(target),
-                       tvm.target.codegen.llvm_get_system_cpu())
+        arch = _arch(target)
+        if arch == _arch(str(tvm.target.codegen.llvm_get_system_triple())):
+            logger.warning("target %r has no -mcpu: LLVM emits generic %s code. Add -mcpu=%s "
+                           "for this machine.", str(target), arch,
+                           tvm.target.codegen.llvm_get_system_cpu())
+        else:
+            logger.warning("target %r has no -mcpu: LLVM emits generic %s code. Add the "
+                           "device's -mcpu.", str(target), arch)
 
 
 __all__ = ["check_target", "host_target", "shipped_prior_mismatch", "with_num_cores", "without_tophub"]
