@@ -276,7 +276,9 @@ def summary_table(curves: Sequence[Curve], reference: str = "xgb") -> str:
 
 def verdict(curves: Sequence[Curve], model: str, reference: str) -> str:
     """One line: how many trials and seconds each of two models needed to reach the other's
-    final estimated latency (medians over seeds, never-reaching seeds counted as not)."""
+    final estimated latency (medians over seeds, never-reaching seeds counted as not), then
+    the two built networks' measured latencies (medians over seeds), where they were built:
+    the estimate says how the search went, the build what a user gets."""
     groups = _by_model(curves)
     if model not in groups or reference not in groups:
         return ""
@@ -296,4 +298,12 @@ def verdict(curves: Sequence[Curve], model: str, reference: str) -> str:
         else:
             parts.append(f"{a} did not reach {b}'s final {final * 1e3:.4f} ms in {budget_t} "
                          f"trials ({r['reached']}/{r['seeds']} seeds)")
-    return "; ".join(parts) + "."
+    line = "; ".join(parts) + "."
+    built = {m: [c.measured for c in groups[m] if c.measured] for m in (model, reference)}
+    if all(built.values()):
+        ms = {m: float(np.median(v)) * 1e3 for m, v in built.items()}
+        faster = 1 - ms[model] / ms[reference]
+        line += (f" Built and measured: {model} {ms[model]:.3f} ms, {reference} "
+                 f"{ms[reference]:.3f} ms ({model} {abs(faster):.0%} "
+                 f"{'faster' if faster >= 0 else 'slower'}).")
+    return line
