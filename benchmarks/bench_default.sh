@@ -14,7 +14,9 @@
 #   TAG=ckpt-2026-12-04 MODELS=gnn,xgb bash benchmarks/bench_default.sh cnn
 # MEASURES_PER_ROUND sets the programs measured a round for every model (16 by default); give the
 # run a TAG of its own, e.g. TAG=r8 MEASURES_PER_ROUND=8. FIRST_ROUND=N passes --first-round N
-# (programs in each task's first round) to every model of the run.
+# (programs in each task's first round) to every model of the run. SEARCH=default runs Ansor's
+# own SketchPolicy size (population 2048, 4 iterations: what stock Ansor gives a user) instead
+# of --search small; give the run a TAG of its own, e.g. TAG=ansor-search SEARCH=default.
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
 SEEDS=${SEEDS:-3}
@@ -22,6 +24,7 @@ PER_TASK=${TRIALS_PER_TASK:-40}
 MODELS=${MODELS:-gnn,xgb,gnn-online}
 ROUND=${MEASURES_PER_ROUND:-16}
 FIRST=${FIRST_ROUND:+--first-round $FIRST_ROUND}
+SEARCH=${SEARCH:-small}
 export PYTHONPATH=benchmarks/models${PYTHONPATH:+:$PYTHONPATH}
 source "$(dirname "$0")/common.sh"
 for net in "$@"; do
@@ -31,6 +34,6 @@ for net in "$@"; do
   name=$name${TAG:+-$TAG}
   out=runs/default-$name
   $PY -m tvm_gnn_cost compare --network "unseen:$net" --models "$MODELS" \
-    --trials $((tasks * PER_TASK)) --seeds "$SEEDS" --measures-per-round "$ROUND" $FIRST --out "$out"
+    --trials $((tasks * PER_TASK)) --seeds "$SEEDS" --measures-per-round "$ROUND" --search "$SEARCH" $FIRST --out "$out"
   keep_run "$out" "benchmarks/results/default/$name"
 done
