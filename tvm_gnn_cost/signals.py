@@ -23,8 +23,7 @@ SAME_REQUEST_S = 1.0
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised where the program is, so that it ends as after Ctrl-C: clean-ups run
-    (a child process is stopped, a log is cut back to whole rounds) and one line says what
-    was kept."""
+    (a child process is stopped and waited for) and one line says what was kept."""
 
     signum = signal.SIGTERM
 
