@@ -55,13 +55,20 @@ def shipped_prior_mismatch(target) -> Optional[str]:
 _ARCH_ALIASES = {"arm64": "aarch64", "amd64": "x86_64"}
 
 
-def _arch(target) -> str:
-    """The architecture an LLVM target (or a triple) compiles for: its ``-mtriple``'s, else
-    this machine's."""
-    if isinstance(target, tvm.target.Target):
-        target = str(target.attrs.get("mtriple", "")) or tvm.target.codegen.llvm_get_system_triple()
-    first = str(target).split("-")[0]
+def _arch(triple: str) -> str:
+    """The architecture of an LLVM triple (``aarch64-linux-gnu`` -> ``aarch64``)."""
+    first = str(triple).split("-")[0]
     return _ARCH_ALIASES.get(first, first)
+
+
+def _host_arch() -> str:
+    return _arch(tvm.target.codegen.llvm_get_system_triple())
+
+
+def _target_arch(target: tvm.target.Target) -> str:
+    """What an LLVM target compiles for: its ``-mtriple``'s architecture, else this machine's."""
+    triple = str(target.attrs.get("mtriple", ""))
+    return _arch(triple) if triple else _host_arch()
 
 
 def check_runs_here(target) -> None:
@@ -74,10 +81,10 @@ def check_runs_here(target) -> None:
     target = tvm.target.Target(target)
     if target.kind.name != "llvm" or not target.attrs.get("mtriple", ""):
         return
-    host = _arch(str(tvm.target.codegen.llvm_get_system_triple()))
-    if _arch(target) != host:
+    arch, host = _target_arch(target), _host_arch()
+    if arch != host:
         raise ValueError(
-            f"it compiles for {_arch(target)}, and this machine is {host}, so its programs "
+            f"it compiles for {arch}, and this machine is {host}, so its programs "
             "cannot be measured here. Measure them on the device through an RPC tracker "
             "(--rpc-key KEY --rpc-host HOST --rpc-port PORT), or tune for this machine "
             "(leave --target out)")
@@ -109,8 +116,8 @@ def check_target(target) -> None:
                 f"-mcpu={codegen.llvm_get_system_cpu()} for this machine, or one of "
                 f"{', '.join(sorted(known)[:8])}, ...")
     if kind == "llvm" and not target.mcpu:
-        arch = _arch(target)
-        if arch == _arch(str(tvm.target.codegen.llvm_get_system_triple())):
+        arch = _target_arch(target)
+        if arch == _host_arch():
             logger.warning("target %r has no -mcpu: LLVM emits generic %s code. Add -mcpu=%s "
                            "for this machine.", str(target), arch,
                            tvm.target.codegen.llvm_get_system_cpu())
