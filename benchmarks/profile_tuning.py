@@ -5,6 +5,9 @@ update, and the rest (the search itself).
         --network tvm_gnn_cost.workloads.corpus.transformer:gpt_decoder_512 --model gnn \
         --trials 160 --log /tmp/profile.json
 
+``--search default`` profiles Ansor's own SketchPolicy size (population 2,048, 4 iterations)
+instead of the small search the benchmarks run.
+
 The search runs with ``verbose=1``, so TVM prints each round's "Time elapsed for measurement"
 to stdout; those lines are summed here (stdout is captured through a file descriptor, as TVM
 prints from C++ too).
@@ -48,6 +51,8 @@ def main() -> None:
     p.add_argument("--model", default="gnn", help="gnn (the default model) or xgb")
     p.add_argument("--trials", type=int, default=160)
     p.add_argument("--log", required=True, help="a new Ansor log")
+    p.add_argument("--search", choices=["small", "default"], default="small",
+                   help="SketchPolicy size: small (population 256, 2 iterations) or Ansor's own")
     p.add_argument("--json", help="write the figures here")
     args = p.parse_args()
     if os.path.exists(args.log):
@@ -67,7 +72,7 @@ def main() -> None:
     start = time.perf_counter()
     try:
         tune(workload.tasks, model, args.trials, args.log, workload.weights, seed=0,
-             search_params=SMALL_SEARCH, verbose=1)
+             search_params=SMALL_SEARCH if args.search == "small" else None, verbose=1)
     finally:
         total = time.perf_counter() - start
         sys.stdout.flush()
@@ -75,7 +80,8 @@ def main() -> None:
     captured.seek(0)
     measuring = sum(float(x) for x in
                     re.findall(r"Time elapsed for measurement: ([0-9.]+) s", captured.read()))
-    out = {"network": args.network, "model": args.model, "trials": args.trials,
+    out = {"network": args.network, "model": args.model, "search": args.search,
+           "trials": args.trials,
            "tasks": len(workload.tasks), "seconds": round(total, 1),
            "measuring": round(measuring, 1), "predict": round(seconds["predict"], 1),
            "update": round(seconds["update"], 1),
