@@ -73,7 +73,7 @@ def each_run(args, models: List[str], run_one: Callable):
 
 
 def _ansor(args, target, models: List[str]) -> int:
-    from ..curves import curve_from_log, read_curves, weights_measured
+    from ..curves import curve_from_log, weights_measured
 
     unknown = sorted(set(models) - set(COMPARE_MODELS))
     if unknown or not models:
@@ -108,22 +108,16 @@ def _ansor(args, target, models: List[str]) -> int:
         note = ("Left out of the estimated latency (no valid measurement in any run): "
                 + ", ".join(dropped))
         logger.warning(note)
-    previous = {}
-    if os.path.exists(os.path.join(args.out, "curves.json")):
-        previous = {(c.model, c.seed, c.trials[-1] if c.trials else 0): c.measured
-                    for c in read_curves(args.out)}
     curves = []
     for model, seed, log in runs:
         start = None
         if os.path.exists(log + ".start"):
             start = float(open(log + ".start").read())
-        curve = curve_from_log(log, weights, model, seed, start_time=start,
-                               round_size=args.measures_per_round, max_gap=args.max_gap,
-                               first_round=_first_round(args, target, model))
-        curve.measured = previous.get((model, seed, curve.trials[-1] if curve.trials else 0))
-        if curve.measured is None and not args.no_build:
-            curve.measured = _measured(workload, log, target)
-        curves.append(curve)
+        curves.append(curve_from_log(log, weights, model, seed, start_time=start,
+                                     round_size=args.measures_per_round, max_gap=args.max_gap,
+                                     first_round=_first_round(args, target, model)))
+    if not args.no_build:
+        _measure(curves, [log for _, _, log in runs], workload, target, args.out)
     framework = None if args.no_build else _framework_line(workload)
     note = "\n\n".join(x for x in (note, framework) if x)
     return report(curves, args.out, f"{args.network} on {target}", note=note)
@@ -177,18 +171,37 @@ def _metaschedule(args, target, models: List[str]) -> int:
     return report(curves, args.out, f"{args.network} with MetaSchedule on {target}")
 
 
-def _measured(workload, log: str, target):
-    """The built network's measured latency (seconds); None, with a warning, if the build
-    fails: the tuning is done and its curve still counts."""
-    from ..workloads.deploy import build_and_time
+def _measure(curves, logs: List[str], workload, target, out: str) -> None:
+    """Set each curve's ``measured``: its log's best schedules built, checked and timed, all
+    builds in turns (:func:`~tvm_gnn_cost.workloads.deploy.time_side_by_side`), so that the
+    host's drift hits every model alike. Latencies of an earlier call on the same ``out`` are
+    kept if every run has one (timed together then); a build that fails counts as None, with
+    a warning: the tuning is done and its curve still counts."""
+    from ..curves import read_curves
+    from ..workloads.deploy import build_checked, time_side_by_side
     from ..workloads.errors import error_summary
 
-    try:
-        return build_and_time(workload, log, target).latency
-    except Exception as err:  # noqa: BLE001 - a build error must not lose the comparison
-        logger.warning("building %s with the best schedules of %s failed: %s", workload.name,
-                       log, error_summary(err))
-        return None
+    def key(c):
+        return c.model, c.seed, c.trials[-1] if c.trials else 0
+
+    if os.path.exists(os.path.join(out, "curves.json")):
+        previous = {key(c): c.measured for c in read_curves(out)}
+        if all(previous.get(key(c)) is not None for c in curves):
+            for c in curves:
+                c.measured = previous[key(c)]
+            return
+    timers = {}
+    for i, (curve, log) in enumerate(zip(curves, logs)):
+        print(f"[{curve.model} seed {curve.seed}] building {workload.name} with the best "
+              f"schedules of {log}", flush=True)
+        try:
+            timers[i] = build_checked(workload, log, target).timer
+        except Exception as err:  # noqa: BLE001 - a build error must not lose the comparison
+            logger.warning("building %s with the best schedules of %s failed: %s",
+                           workload.name, log, error_summary(err))
+    print(f"timing {len(timers)} build(s) in turns", flush=True)
+    for i, seconds in time_side_by_side(timers).items():
+        curves[i].measured = seconds
 
 
 def report(curves, out: str, title: str, reference: str = "xgb", note: str = "") -> int:

@@ -5,14 +5,15 @@ A network is compiled with ``relay.build`` under the log's best schedules (tasks
 valid record fall back to TVM's default schedules, and are named); its outputs on random
 inputs are compared with the original model run by its framework (torch, ONNX Runtime) or,
 for ``relay.testing`` networks and single operators, with an untuned TVM build. A tuned
-program that computes something else is an error, not a result.
+program that computes something else is an error, not a result. Builds to be compared are
+timed in turns (:func:`time_side_by_side`), not one after another.
 """
 from __future__ import annotations
 
 import json
 import logging
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Callable, Dict, Hashable, List, Optional
 
 import numpy as np
 import tvm
@@ -123,13 +124,21 @@ def relative_error(outputs: List[np.ndarray], expected: List[np.ndarray]) -> flo
     return worst
 
 
-def build_and_time(workload: Workload, log_file: str, target, number: int = 10,
-                   repeat: int = 10, export: Optional[str] = None,
-                   min_repeat_ms: int = 100) -> BuildReport:
-    """Build ``workload`` with the best schedules in ``log_file``, check its outputs, time it
-    (median of ``repeat`` means of ``number`` runs, each repeat at least ``min_repeat_ms``,
-    so that a millisecond network is timed over a second) and, if asked, export the
-    library.
+#: (number, repeat, min_repeat_ms) -> seconds of each repeat: what timing a build runs.
+Timer = Callable[[int, int, int], List[float]]
+
+
+@dataclass
+class Built:
+    """A tuned build whose outputs were checked against the reference, ready to time."""
+
+    report: BuildReport  # latency 0 until timed
+    timer: Timer
+    lib: Optional[object] = None  # the compiled network (None for single operators)
+
+
+def build_checked(workload: Workload, log_file: str, target) -> Built:
+    """Build ``workload`` with the best schedules in ``log_file`` and check its outputs.
 
     Raises
     ------
@@ -139,7 +148,7 @@ def build_and_time(workload: Workload, log_file: str, target, number: int = 10,
     target = tvm.target.Target(target)
     dev = tvm.device(target.kind.name, 0)
     if not workload.is_network:
-        return _build_operators(workload, log_file, target, dev, number, repeat, min_repeat_ms)
+        return _build_operators(workload, log_file, target, dev)
     lib = build_network(workload, target, log_file)
     feeds = random_inputs(workload.inputs)
     outputs = run_network(lib, dev, feeds)
@@ -153,15 +162,57 @@ def build_and_time(workload: Workload, log_file: str, target, number: int = 10,
     _check(report)
     module = graph_executor.GraphModule(lib["default"](dev))
     module.set_input(**feeds)
-    timer = module.module.time_evaluator("run", dev, number=number, repeat=repeat,
-                                         min_repeat_ms=min_repeat_ms)
-    report.latency = float(np.median(timer().results))
+    run = module.module.time_evaluator
+
+    def timer(number: int, repeat: int, min_repeat_ms: int) -> List[float]:
+        return list(run("run", dev, number=number, repeat=repeat,
+                        min_repeat_ms=min_repeat_ms)().results)
+
+    return Built(report, timer, lib)
+
+
+def build_and_time(workload: Workload, log_file: str, target, number: int = 10,
+                   repeat: int = 10, export: Optional[str] = None,
+                   min_repeat_ms: int = 100) -> BuildReport:
+    """Build ``workload`` with the best schedules in ``log_file``, check its outputs, time it
+    (median of ``repeat`` means of ``number`` runs, each repeat at least ``min_repeat_ms``,
+    so that a millisecond network is timed over a second) and, if asked, export the
+    library.
+
+    Raises
+    ------
+    WrongResultError
+        If the outputs differ from the reference by more than :data:`TOLERANCE`.
+    """
+    built = build_checked(workload, log_file, target)
+    report = built.report
+    report.latency = float(np.median(built.timer(number, repeat, min_repeat_ms)))
     if workload.reference is not None:
-        report.reference_latency = time_reference(workload.reference, feeds, number * repeat)
-    if export:
-        export_library(lib, export, workload.inputs)
+        report.reference_latency = time_reference(workload.reference,
+                                                  random_inputs(workload.inputs),
+                                                  number * repeat)
+    if export and built.lib is not None:
+        export_library(built.lib, export, workload.inputs)
         report.exported = export
     return report
+
+
+def time_side_by_side(timers: Dict[Hashable, Timer], rounds: int = 10, number: int = 10,
+                      repeat: int = 3, min_repeat_ms: int = 100) -> Dict[Hashable, float]:
+    """Median seconds of each build, timed in turns: ``rounds`` rounds, each timing every
+    build for ``repeat`` repeats, starting one build later each round.
+
+    A shared host drifts by tens of percent within minutes; builds timed one after another
+    each get their own stretch of it, builds timed in turns share it, so their ratios hold.
+    """
+    keys = list(timers)
+    if not keys:
+        return {}
+    seconds: Dict[Hashable, List[float]] = {k: [] for k in keys}
+    for r in range(rounds):
+        for k in keys[r % len(keys):] + keys[:r % len(keys)]:
+            seconds[k] += timers[k](number, repeat, min_repeat_ms)
+    return {k: float(np.median(v)) for k, v in seconds.items()}
 
 
 def _check(report: BuildReport) -> None:
@@ -194,11 +245,10 @@ def export_library(lib, path: str, inputs: Dict) -> None:
                    "entry": "default", "executor": "graph"}, f, indent=1)
 
 
-def _build_operators(workload: Workload, log_file: str, target, dev, number: int,
-                     repeat: int, min_repeat_ms: int) -> BuildReport:
-    """Single operators: each task built with ``task.apply_best``, checked against its
-    unscheduled compute, timed; the latency is the weighted sum."""
-    total, worst = 0.0, 0.0
+def _build_operators(workload: Workload, log_file: str, target, dev) -> Built:
+    """Single operators: each task built with ``task.apply_best`` and checked against its
+    unscheduled compute; the latency is the weighted sum of the tasks' times."""
+    worst, timers = 0.0, []
     for task, weight in zip(workload.tasks, workload.weights):
         sch, tensors = task.apply_best(log_file)
         func = tvm.build(sch, tensors, target)
@@ -211,15 +261,23 @@ def _build_operators(workload: Workload, log_file: str, target, dev, number: int
         func(*outs)
         tvm.build(plain, plain_tensors, target)(*ref)
         worst = max(worst, relative_error([outs[-1].numpy()], [ref[-1].numpy()]))
-        timer = func.time_evaluator(func.entry_name, dev, number=number, repeat=repeat,
-                                    min_repeat_ms=min_repeat_ms)
-        total += weight * float(np.median(timer(*outs).results))
-    report = BuildReport(total, worst, "the unscheduled compute",
+        timers.append((weight, func, outs))
+
+    def timer(number: int, repeat: int, min_repeat_ms: int) -> List[float]:
+        total = np.zeros(repeat)
+        for weight, func, outs in timers:
+            total += weight * np.asarray(func.time_evaluator(
+                func.entry_name, dev, number=number, repeat=repeat,
+                min_repeat_ms=min_repeat_ms)(*outs).results)
+        return list(total)
+
+    report = BuildReport(0.0, worst, "the unscheduled compute",
                          fallback_tasks(workload, log_file))
     _check(report)
-    return report
+    return Built(report, timer)
 
 
-__all__ = ["BuildReport", "DEBUG_RECORD_BUG", "TOLERANCE", "WrongResultError", "build_and_time",
-           "build_network", "export_library", "fallback_tasks", "random_inputs",
-           "relative_error", "run_network", "time_reference"]
+__all__ = ["BuildReport", "Built", "DEBUG_RECORD_BUG", "TOLERANCE", "Timer", "WrongResultError",
+           "build_and_time", "build_checked", "build_network", "export_library",
+           "fallback_tasks", "random_inputs", "relative_error", "run_network",
+           "time_reference", "time_side_by_side"]
