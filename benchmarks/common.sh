@@ -12,10 +12,15 @@ print(len(load_workload('unseen:$1', host_target(), layout=$layout).tasks))" 2>/
 }
 
 # keep_run OUT RES: copy a compare run's figures from OUT into the results folder RES and its
-# Ansor logs, gzipped, into RES/logs/ (what profile_build.py and later analyses read).
+# Ansor logs, gzipped, into RES/logs/ (what profile_build.py and later analyses read), with
+# each log's .start (when its tuning began: the tuning time of a curve rebuilt from the log).
 keep_run() {
   mkdir -p "$2/logs"
   cp "$1"/{curves.csv,curves.json,compare.json,curves.png,summary.md} "$2/"
   local log
-  for log in "$1"/logs/*.json; do gzip -9c "$log" > "$2/logs/$(basename "$log").gz"; done
+  for log in "$1"/logs/*.json; do
+    case $log in *.tasks.json) continue ;; esac
+    gzip -9c "$log" > "$2/logs/$(basename "$log").gz"
+    [ ! -f "$log.start" ] || cp "$log.start" "$2/logs/"
+  done
 }

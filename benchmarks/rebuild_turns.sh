@@ -19,6 +19,7 @@ for model in gnn xgb gnn-online; do
     gz="$res/logs/$model-seed$seed.json.gz"
     [ -f "$gz" ] || continue
     gunzip -c "$gz" > "$tmp/$model-seed$seed.json"
+    [ ! -f "$res/logs/$model-seed$seed.json.start" ] || cp "$res/logs/$model-seed$seed.json.start" "$tmp/"
     logs+=("$model=$tmp/$model-seed$seed.json")
   done
 done
