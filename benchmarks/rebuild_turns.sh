@@ -47,5 +47,6 @@ for model in dict.fromkeys(c["model"] for c in runs):
 if medians.get("gnn") and medians.get("xgb"):
     print(f"\ngnn / xgb built latency, medians: {medians['gnn'] / medians['xgb']:.3f}")
 PY
+  grep -h "runs the original model" "$tmp/out/summary.md" | sed 's/^/\n/' || true
 } > "$res/build-turns.md"
 cat "$res/build-turns.md"

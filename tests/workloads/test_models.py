@@ -372,5 +372,6 @@ def test_compare_on_a_users_model_reports_the_framework_time_beside_the_builds(t
                  "4", "--seeds", "1", "--measures-per-round", "2", "--out", out]) == 0
     summary = open(os.path.join(out, "summary.md")).read()
     assert "torch runs the original model in" in summary
+    assert "(timed in turns with the builds)" in summary  # the host's drift hits both alike
     curve = json.load(open(os.path.join(out, "curves.json")))[0]
     assert curve["measured"] and curve["measured"] > 0  # the built network's latency

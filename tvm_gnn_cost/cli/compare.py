@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 from dataclasses import asdict
-from typing import Callable, List
+from typing import Callable, List, Optional
 
 from ..signals import signal_name
 from .common import (COMPARE_MODELS, add_workload_args, at_least, check_budget, load_network,
@@ -116,23 +116,28 @@ def _ansor(args, target, models: List[str]) -> int:
         curves.append(curve_from_log(log, weights, model, seed, start_time=start,
                                      round_size=args.measures_per_round, max_gap=args.max_gap,
                                      first_round=_first_round(args, target, model)))
+    framework = None
     if not args.no_build:
-        _measure(curves, [log for _, _, log in runs], workload, target, args.out)
-    framework = None if args.no_build else _framework_line(workload)
+        seconds = _measure(curves, [log for _, _, log in runs], workload, target, args.out)
+        framework = _framework_line(workload, seconds)
     note = "\n\n".join(x for x in (note, framework) if x)
     return report(curves, args.out, f"{args.network} on {target}", note=note)
 
 
-def _framework_line(workload, runs: int = 15) -> str:
+def _framework_line(workload, seconds: Optional[float], runs: int = 15) -> str:
     """What the user would run without TVM: the original model's CPU inference time in its
-    framework (torch eager, ONNX Runtime), beside the built latencies; "" if it has none."""
+    framework (torch eager, ONNX Runtime), ``seconds`` if it was timed in turns with the
+    builds, else now (median of ``runs``); "" if it has none."""
     from ..workloads.deploy import random_inputs, time_reference
 
     if workload.reference is None:
         return ""
-    seconds = time_reference(workload.reference, random_inputs(workload.inputs), runs)
+    how = "timed in turns with the builds"
+    if seconds is None:
+        seconds = time_reference(workload.reference, random_inputs(workload.inputs), runs)
+        how = f"median of {runs} runs"
     return (f"{workload.framework} runs the original model in {seconds * 1e3:.3f} ms on this "
-            f"host (median of {runs} runs): what the user would run without TVM.")
+            f"host ({how}): what the user would run without TVM.")
 
 
 def _metaschedule(args, target, models: List[str]) -> int:
@@ -171,14 +176,16 @@ def _metaschedule(args, target, models: List[str]) -> int:
     return report(curves, args.out, f"{args.network} with MetaSchedule on {target}")
 
 
-def _measure(curves, logs: List[str], workload, target, out: str) -> None:
+def _measure(curves, logs: List[str], workload, target, out: str) -> Optional[float]:
     """Set each curve's ``measured``: its log's best schedules built, checked and timed, all
-    builds in turns (:func:`~tvm_gnn_cost.workloads.deploy.time_side_by_side`), so that the
-    host's drift hits every model alike. Latencies of an earlier call on the same ``out`` are
-    kept if every run has one (timed together then); a build that fails counts as None, with
-    a warning: the tuning is done and its curve still counts."""
+    builds in turns (:func:`~tvm_gnn_cost.workloads.deploy.time_side_by_side`) with the
+    original model in its framework, so that the host's drift hits each alike; returns the
+    framework's seconds (None if not timed). Latencies of an earlier call on the same ``out``
+    are kept if every run has one (timed together then); a build that fails counts as None,
+    with a warning: the tuning is done and its curve still counts."""
     from ..curves import read_curves
-    from ..workloads.deploy import build_checked, time_side_by_side
+    from ..workloads.deploy import (build_checked, random_inputs, reference_timer,
+                                    time_side_by_side)
     from ..workloads.errors import error_summary
 
     def key(c):
@@ -189,7 +196,7 @@ def _measure(curves, logs: List[str], workload, target, out: str) -> None:
         if all(previous.get(key(c)) is not None for c in curves):
             for c in curves:
                 c.measured = previous[key(c)]
-            return
+            return None
     timers = {}
     for i, (curve, log) in enumerate(zip(curves, logs)):
         print(f"[{curve.model} seed {curve.seed}] building {workload.name} with the best "
@@ -199,9 +206,15 @@ def _measure(curves, logs: List[str], workload, target, out: str) -> None:
         except Exception as err:  # noqa: BLE001 - a build error must not lose the comparison
             logger.warning("building %s with the best schedules of %s failed: %s",
                            workload.name, log, error_summary(err))
-    print(f"timing {len(timers)} build(s) in turns", flush=True)
-    for i, seconds in time_side_by_side(timers).items():
-        curves[i].measured = seconds
+    what = f"{len(timers)} build(s)"
+    if timers and workload.reference is not None:
+        timers["reference"] = reference_timer(workload.reference, random_inputs(workload.inputs))
+        what += f" and {workload.framework}"
+    print(f"timing {what} in turns", flush=True)
+    seconds = time_side_by_side(timers)
+    for i, curve in enumerate(curves):
+        curve.measured = seconds.get(i)
+    return seconds.get("reference")
 
 
 def report(curves, out: str, title: str, reference: str = "xgb", note: str = "") -> int:

@@ -223,17 +223,30 @@ def _check(report: BuildReport) -> None:
             "computes something else; report it, and rebuild without that task's records")
 
 
-def time_reference(reference, feeds: Dict[str, np.ndarray], runs: int) -> float:
-    """Median seconds of the reference (the framework's own inference) on ``feeds``."""
+def reference_timer(reference, feeds: Dict[str, np.ndarray]) -> Timer:
+    """A :data:`Timer` of the reference (the framework's own inference) on ``feeds``, to be
+    timed in turns with builds: each repeat runs it ``number`` times and for at least
+    ``min_repeat_ms``, and gives the mean of its runs."""
     import time
 
     reference(feeds)  # warm up
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        reference(feeds)
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+
+    def timer(number: int, repeat: int, min_repeat_ms: int) -> List[float]:
+        seconds = []
+        for _ in range(repeat):
+            runs, start = 0, time.perf_counter()
+            while runs < number or time.perf_counter() - start < min_repeat_ms / 1e3:
+                reference(feeds)
+                runs += 1
+            seconds.append((time.perf_counter() - start) / runs)
+        return seconds
+
+    return timer
+
+
+def time_reference(reference, feeds: Dict[str, np.ndarray], runs: int) -> float:
+    """Median seconds of the reference (the framework's own inference) on ``feeds``."""
+    return float(np.median(reference_timer(reference, feeds)(1, runs, 0)))
 
 
 def export_library(lib, path: str, inputs: Dict) -> None:
@@ -279,5 +292,5 @@ def _build_operators(workload: Workload, log_file: str, target, dev) -> Built:
 
 __all__ = ["BuildReport", "Built", "DEBUG_RECORD_BUG", "TOLERANCE", "Timer", "WrongResultError",
            "build_and_time", "build_checked", "build_network", "export_library",
-           "fallback_tasks", "random_inputs", "relative_error", "run_network",
-           "time_reference", "time_side_by_side"]
+           "fallback_tasks", "random_inputs", "reference_timer", "relative_error",
+           "run_network", "time_reference", "time_side_by_side"]
