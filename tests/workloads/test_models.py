@@ -75,6 +75,7 @@ def test_an_onnx_model_is_tuned_checked_exported_and_runs_in_a_fresh_process(tmp
     torch.onnx.export(model, (x,), path, dynamo=False, input_names=["input"])
     lib, out = tune(path, tmp_path, capsys, 4, "--input-shapes", "input:[1,3,8,8]")
     assert "outputs match onnxruntime" in out and "onnxruntime runs the original in" in out
+    assert "ms (the two timed in turns)" in out
     feeds = {"input": np.random.default_rng(1).uniform(size=(1, 3, 8, 8)).astype("float32")}
     session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
     expected = session.run(None, feeds)[0]
@@ -234,6 +235,7 @@ def test_reductions_whose_axes_are_an_input_import_and_match_onnxruntime(tmp_pat
     log.write_text("")  # no records: every task is built with TVM's default schedule
     report = build_and_time(workload, str(log), target, number=1, repeat=1, min_repeat_ms=1)
     assert report.reference == "onnxruntime" and report.error < 1e-5
+    assert report.latency > 0 and report.reference_latency > 0  # both timed, in turns
     assert len(report.fallback) == len(workload.tasks) > 0
     with pytest.raises(WrongResultError, match=r"output 0 of the build has shape \(1, 8, 8\), "
                                                r"the reference's \(1, 8\)"):

@@ -121,7 +121,7 @@ def build(workload, args, target) -> int:
     line = f"measured latency with the best schedules: {report.latency * 1e3:.4f} ms"
     if report.reference_latency:
         line += (f"; {workload.framework} runs the original in "
-                 f"{report.reference_latency * 1e3:.4f} ms")
+                 f"{report.reference_latency * 1e3:.4f} ms (the two timed in turns)")
     print(line)
     if report.exported:
         print(f"compiled library: {report.exported} (inputs in {report.exported}.json; load it "

@@ -175,9 +175,12 @@ def build_and_time(workload: Workload, log_file: str, target, number: int = 10,
                    repeat: int = 10, export: Optional[str] = None,
                    min_repeat_ms: int = 100) -> BuildReport:
     """Build ``workload`` with the best schedules in ``log_file``, check its outputs, time it
-    (median of ``repeat`` means of ``number`` runs, each repeat at least ``min_repeat_ms``,
-    so that a millisecond network is timed over a second) and, if asked, export the
-    library.
+    and, if asked, export the library.
+
+    The build and the original model in its framework (if it has one) are timed in turns
+    (:func:`time_side_by_side`, ``repeat`` rounds): each gets the median of ``repeat`` means of
+    at least ``number`` runs, each repeat at least ``min_repeat_ms``, so that a millisecond
+    network is timed over a second and both share the host's drift.
 
     Raises
     ------
@@ -186,11 +189,13 @@ def build_and_time(workload: Workload, log_file: str, target, number: int = 10,
     """
     built = build_checked(workload, log_file, target)
     report = built.report
-    report.latency = float(np.median(built.timer(number, repeat, min_repeat_ms)))
+    timers: Dict[Hashable, Timer] = {"build": built.timer}
     if workload.reference is not None:
-        report.reference_latency = time_reference(workload.reference,
-                                                  random_inputs(workload.inputs),
-                                                  number * repeat)
+        timers["reference"] = reference_timer(workload.reference, random_inputs(workload.inputs))
+    seconds = time_side_by_side(timers, rounds=repeat, number=number, repeat=1,
+                                min_repeat_ms=min_repeat_ms)
+    report.latency = seconds["build"]
+    report.reference_latency = seconds.get("reference")
     if export and built.lib is not None:
         export_library(built.lib, export, workload.inputs)
         report.exported = export
