@@ -13,7 +13,7 @@ from ..core.checkpoint import (SHIPPED_CHECKPOINT, Checkpointed, check_feature_n
                                load_checkpoint)
 from ..core.config import (FeaturizerConfig, ModelConfig, TrainerConfig,
                            resolve_trainer_config)
-from ..core.prior import blend_scores, prior_weight
+from ..core.prior import PRIOR_RECORDS, blend_scores, prior_weight
 from ..core.trainer import OnlineTrainer
 from .featurizer import StateFeaturizer, task_key
 from .logs import read_log
@@ -53,7 +53,7 @@ class GNNCostModel(Checkpointed, PythonBasedModel):
                  model_config: Optional[ModelConfig] = None,
                  trainer_config: Optional[TrainerConfig] = None,
                  featurizer_config: Optional[FeaturizerConfig] = None,
-                 prior: Optional[str] = None, prior_records: float = 128.0):
+                 prior: Optional[str] = None, prior_records: float = PRIOR_RECORDS):
         super().__init__()
         if prior is not None and featurizer_config is None:
             featurizer_config = load_checkpoint(prior)[3]  # see what the prior was trained on

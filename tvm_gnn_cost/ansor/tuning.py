@@ -11,6 +11,7 @@ from tvm import auto_scheduler
 from tvm.auto_scheduler.task_scheduler import TaskSchedulerCallback
 
 from ..core.labels import FAILED_COST
+from ..core.prior import PRIOR_RECORDS
 from ..curves import Curve
 from .interrupt import StopOnInterrupt, stop_on_interrupt
 from .logs import read_log, repair_log
@@ -151,7 +152,7 @@ DEFAULT_PRIOR = "default"
 
 def make_model(name: str, seed: int = 0, tasks: Sequence = (), trials: int = 0,
                measures_per_round: int = 16, prior: Optional[str] = DEFAULT_PRIOR,
-               pretrained: Optional[str] = None, prior_records: float = 128.0):
+               pretrained: Optional[str] = None, prior_records: float = PRIOR_RECORDS):
     """A cost model of :data:`MODELS` for tuning ``trials`` measurements of ``tasks``.
 
     Parameters

@@ -7,6 +7,8 @@ import json
 import os
 from typing import List, Optional, Sequence
 
+from ..core.prior import PRIOR_RECORDS
+
 #: Models ``compare`` runs: ``gnn`` is the default model (the online GNN with the shipped
 #: prior where the target fits it), ``gnn-online`` the online GNN alone, ``gnn-prior`` the
 #: online GNN with ``--pretrained`` as a frozen prior, ``gnn-pretrained`` the GNN started from
@@ -123,8 +125,9 @@ def add_prior_args(p: argparse.ArgumentParser) -> None:
                         "trained for)")
     p.add_argument("--no-prior", action="store_true",
                    help="the online GNN alone, without a prior")
-    p.add_argument("--prior-records", type=float, default=128.0,
-                   help="a task's own records at which prior and online GNN weigh the same")
+    p.add_argument("--prior-records", type=float, default=PRIOR_RECORDS,
+                   help="a task's own records at which prior and online GNN weigh the same "
+                        f"(default {PRIOR_RECORDS:g})")
 
 
 def prior_choice(args):

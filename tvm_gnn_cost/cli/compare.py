@@ -20,6 +20,7 @@ import time
 from dataclasses import asdict
 from typing import Callable, List, Optional
 
+from ..core.prior import PRIOR_RECORDS
 from ..signals import signal_name
 from .common import (COMPARE_MODELS, add_workload_args, at_least, check_budget, load_network,
                      parse_target)
@@ -38,9 +39,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "warm-up), random")
     c.add_argument("--pretrained", default=None,
                    help="checkpoint the gnn-pretrained and gnn-prior runs use (see pretrain)")
-    c.add_argument("--prior-records", type=float, default=128.0,
-                   help="gnn-prior: a task's own records at which prior and online GNN weigh "
-                        "the same")
+    c.add_argument("--prior-records", type=float, default=PRIOR_RECORDS,
+                   help="gnn and gnn-prior: a task's own records at which prior and online GNN "
+                        f"weigh the same (default {PRIOR_RECORDS:g})")
     c.add_argument("--searcher", choices=["ansor", "metaschedule"], default="ansor",
                    help="the search to compare models in; metaschedule takes the models gnn, "
                         "xgb, mlp and random (MetaSchedule's own)")

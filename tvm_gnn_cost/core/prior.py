@@ -18,6 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
+#: Default ``prior_records``: the prior and the online GNN weigh the same once a task has 32
+#: valid records of its own (two search rounds). Chosen on the validation network gpt-512
+#: against 128 (``benchmarks/results/default-model.md``, "The prior's share").
+PRIOR_RECORDS = 32.0
+
 
 def prior_weight(own_records: int, prior_records: float) -> float:
     """Weight of the prior's log-score on a task with ``own_records`` valid measurements.
@@ -56,4 +61,4 @@ def blend_scores(prior: np.ndarray, online: np.ndarray, w_prior: float) -> np.nd
     return out
 
 
-__all__ = ["prior_weight", "blend_scores"]
+__all__ = ["PRIOR_RECORDS", "prior_weight", "blend_scores"]
