@@ -46,7 +46,8 @@ class GNNCostModel(Checkpointed, PythonBasedModel):
         Checkpoint of a pretrained GNN (``tvm-gnn-cost pretrain``) to keep frozen as a
         prior, see :meth:`load_prior`.
     prior_records : float
-        A task's own valid records at which the prior and the online GNN weigh the same.
+        A task's own valid records at which the prior and the online GNN weigh the same
+        (:data:`tvm_gnn_cost.core.prior.PRIOR_RECORDS` by default).
     """
 
     def __init__(self, seed: Optional[int] = None, num_warmup_sample: Optional[int] = None,
