@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 #: Default ``prior_records``: the prior and the online GNN weigh the same once a task has 32
-#: valid records of its own (two search rounds). Chosen on the validation network gpt-512
-#: against 128 (``benchmarks/results/default-model.md``, "The prior's share").
+#: valid records of its own (after two or three search rounds). Chosen on the validation network
+#: gpt-512 against 128 (``benchmarks/results/default-model.md``, "The prior's share").
 PRIOR_RECORDS = 32.0
 
 
