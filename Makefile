@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 MODERN_VENV := .venv-modern
 MODERN_PY := $(MODERN_VENV)/bin/python
 MODERN_STAMP := $(MODERN_VENV)/.installed
-MODERN_TESTS := tests/metaschedule tests/core
+MODERN_TESTS := tests/metaschedule tests/core tests/test_layers.py tests/test_curves.py
 
 .PHONY: demo test test-modern setup setup-modern bench clean
 

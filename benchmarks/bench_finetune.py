@@ -56,7 +56,7 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--lrs", default="0,1e-4,5e-4,2e-3")
     args = ap.parse_args()
-    data = load_records(GNNCostModel(), [args.log])
+    data = load_records(GNNCostModel().featurizer, [args.log])
     names = sorted(set(data.tasks))
     print(f"{args.log}: {len(data.graphs)} programs of {len(names)} tasks, "
           f"{args.per_task} a round, {args.seeds} task orders")

@@ -23,7 +23,8 @@ import tvm
 
 from tvm_gnn_cost.metaschedule.cost_model import GNNMetaCostModel, ms
 from tvm_gnn_cost.metaschedule.builder import local_builder
-from tvm_gnn_cost.metaschedule.tuning import make_ms_model, ms_workload
+from tvm_gnn_cost.experiments.registry import make_ms_model
+from tvm_gnn_cost.metaschedule.tuning import ms_workload
 from tvm_gnn_cost.tir.compat import Schedule
 from tvm_gnn_cost.workloads.targets import host_target, with_num_cores
 

@@ -190,7 +190,7 @@ def main() -> None:
     if args.search_log:
         search_main(args, ks)
         return
-    data = load_records(GNNCostModel(), args.logs)
+    data = load_records(GNNCostModel().featurizer, args.logs)
     total = defaultdict(list)
     rounds = 0
     for seed in range(args.seeds):

@@ -44,7 +44,7 @@ def main() -> int:
     from tvm.contrib.debugger import debug_executor
 
     from tvm_gnn_cost.ansor.records import FAILED_COST, measured_cost
-    from tvm_gnn_cost.workloads.deploy import build_network, random_inputs
+    from tvm_gnn_cost.ansor.build import build_network
     from tvm_gnn_cost.workloads.networks import load_workload
     from tvm_gnn_cost.workloads.targets import host_target
 
@@ -56,7 +56,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as dump:
         module = debug_executor.create(lib.get_graph_json(), lib.get_lib(), dev, dump_root=dump)
         module.set_input(**lib.get_params())
-        module.set_input(**random_inputs(workload.inputs))
+        module.set_input(**workload.feeds())
         times = module.run_individual(number=10, repeat=args.repeat, min_repeat_ms=10)
     nodes = [n for n in graph_nodes if n["op"] == "tvm_op"]
     # one time for every node of the graph (inputs and parameters take none), or for each op

@@ -25,7 +25,8 @@ import time
 
 import tvm
 
-from tvm_gnn_cost.ansor.tuning import SMALL_SEARCH, make_model, tune
+from tvm_gnn_cost.ansor.tuning import SMALL_SEARCH, tune
+from tvm_gnn_cost.experiments.registry import choose
 from tvm_gnn_cost.workloads.networks import load_workload
 from tvm_gnn_cost.workloads.targets import host_target
 
@@ -59,7 +60,8 @@ def main() -> None:
         sys.exit(f"{args.log} exists: give a new log, a resumed search profiles something else")
     target = tvm.target.Target(host_target())
     workload = load_workload(args.network, target)
-    model = make_model(args.model, 0, workload.tasks, args.trials, 16)
+    choice = choose(args.model, target)
+    model = choice.make(0, workload.tasks, args.trials, 16)
     seconds: dict = collections.defaultdict(float)
     calls: collections.Counter = collections.Counter()
     for name in ("predict", "update"):

@@ -9,7 +9,8 @@ import numpy as np
 import tvm
 from tvm import auto_scheduler
 
-from tvm_gnn_cost.ansor.tuning import SMALL_SEARCH, make_model, tune
+from tvm_gnn_cost.ansor.tuning import SMALL_SEARCH, tune
+from tvm_gnn_cost.experiments.registry import choose
 from tvm_gnn_cost.workloads.targets import host_target
 
 
@@ -27,10 +28,12 @@ def main(argv=None):
     target = host_target()
     n = args.size
     task = auto_scheduler.SearchTask(func="tvm_gnn_cost.matmul", args=(n, n, n), target=target)
-    model = make_model(args.model, args.seed, [task], args.trials, min(16, args.trials))
+    per_round = min(16, args.trials)
+    choice = choose(args.model, target)  # gnn: with the shipped prior where the CPU fits it
+    model = choice.make(args.seed, [task], args.trials, per_round)
     curve = tune([task], model, args.trials, args.log, seed=args.seed,
                  search_params=None if args.full_search else SMALL_SEARCH,
-                 measures_per_round=min(16, args.trials))
+                 measures_per_round=per_round, first_round=choice.first_round(per_round))
     for trials, seconds, latency in zip(curve.trials, curve.seconds, curve.latency):
         print(f"trials {trials:4d}  {seconds:7.1f} s  best {latency * 1e3:8.4f} ms")
 

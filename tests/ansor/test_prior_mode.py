@@ -77,7 +77,7 @@ def test_tune_with_a_prior_measures_real_programs_and_refuses_it_for_xgboost(tmp
     log = str(tmp_path / "mm.json")
     args = ["--network", "matmul", "--input-shape", "128,128,128", "--measures-per-round", "8",
             "--trials", "16", "--log", log, "--no-build"]
-    with pytest.raises(SystemExit, match="--prior and --no-prior need --model gnn"):
+    with pytest.raises(SystemExit, match="--prior needs --model gnn"):
         main(["tune", *args, "--model", "xgb", "--prior", SHIPPED])
     with pytest.raises(SystemExit, match="contradict"):
         main(["tune", *args, "--no-prior", "--prior", SHIPPED])
@@ -108,6 +108,28 @@ def test_the_default_model_takes_the_shipped_prior_only_on_cpus_it_was_trained_f
         caplog.clear()
         model = GNNCostModel.pretrained(target)
         assert model.prior is None and why in caplog.text, target
+
+
+@pytest.mark.parametrize("target, fits", [
+    # x86-64 with AVX-512, however the target says so: the rule of shipped_prior_mismatch
+    ("llvm -mcpu=znver4", True), ("llvm -mcpu=znver5", True),  # trained on
+    ("llvm -mcpu=rocketlake", True), ("llvm -mcpu=emeraldrapids", True),  # checked on
+    ("llvm -mcpu=sapphirerapids", True),  # on that evidence
+    ("llvm -mattr=+avx512f", True),  # AVX-512 code without a CPU's name
+    ("llvm -mtriple=amd64-linux-gnu -mcpu=znver4", True),  # amd64 is x86-64
+    ("llvm -mtriple=x86_64-linux-gnu -mcpu=znver4", True),
+    # not what it learned
+    ("llvm", False),  # generic x86-64: no AVX-512
+    ("llvm -mcpu=znver3", False), ("llvm -mcpu=haswell", False),
+    ("llvm -mtriple=amd64-linux-gnu", False),
+    ("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-v1", False),
+    ("cuda", False),
+])
+def test_the_shipped_prior_fits_x86_64_targets_with_avx512_and_no_other(target, fits):
+    from tvm_gnn_cost.workloads.targets import shipped_prior, shipped_prior_mismatch
+
+    assert (shipped_prior_mismatch(target) is None) == fits
+    assert (shipped_prior(target, warn=False) == SHIPPED) == fits
 
 
 def test_no_prior_turns_the_default_prior_off(tmp_path, capsys):

@@ -244,7 +244,8 @@ def test_tuning_through_an_rpc_tracker_measures_real_programs(tmp_path):
 
 def test_tasks_nobody_could_measure_are_found(tmp_path, matmul_task, conv_task):
     """compare leaves out of the estimate a task whose every measurement failed in every run."""
-    from tvm_gnn_cost.curves import curve_from_log, valid_workloads
+    from tvm_gnn_cost.ansor.curves import curve_from_log
+    from tvm_gnn_cost.ansor.logs import valid_workloads
     from tvm_gnn_cost.ansor.sampling import sample_states
 
     log = str(tmp_path / "mixed.json")
@@ -262,7 +263,7 @@ def test_tasks_nobody_could_measure_are_found(tmp_path, matmul_task, conv_task):
 
 
 def test_time_a_crashed_job_was_not_running_is_left_out(tmp_path, matmul_task):
-    from tvm_gnn_cost.curves import curve_from_log
+    from tvm_gnn_cost.ansor.curves import curve_from_log
     from tvm_gnn_cost.ansor.sampling import sample_states
 
     log = str(tmp_path / "gap.json")
@@ -278,7 +279,7 @@ def test_time_a_crashed_job_was_not_running_is_left_out(tmp_path, matmul_task):
 def test_a_short_first_round_is_its_own_point(tmp_path, matmul_task):
     """With ``--first-round 4`` a one-task log holds a round of 4 then rounds of 8; rebuilt
     without knowing it, the first two rounds would merge into one point."""
-    from tvm_gnn_cost.curves import curve_from_log
+    from tvm_gnn_cost.ansor.curves import curve_from_log
     from tvm_gnn_cost.ansor.sampling import sample_states
 
     log = str(tmp_path / "first.json")
@@ -294,21 +295,18 @@ def test_a_short_first_round_is_its_own_point(tmp_path, matmul_task):
 
 @pytest.mark.parametrize("target", ["llvm -mcpu=znver4", "llvm -mcpu=haswell"])
 def test_compare_rebuilds_each_run_with_the_first_round_tune_gave_it(target):
-    """compare cuts a run's curve at the first round its ``tune`` child used; that child decides
-    on a prior through make_model, so the two must agree on every target and model."""
-    import argparse
-
-    from tvm_gnn_cost.ansor.tuning import DEFAULT_PRIOR, default_first_round, make_model
-    from tvm_gnn_cost.cli.compare import _first_round
+    """compare cuts a run's curve at the first round its ``tune`` child used: the registry's
+    choice says both, and the model it makes has the prior the round was sized for."""
+    from tvm_gnn_cost.ansor.tuning import default_first_round
     from tvm_gnn_cost.core.checkpoint import SHIPPED_CHECKPOINT
+    from tvm_gnn_cost.experiments.registry import choose
 
     task = auto_scheduler.SearchTask(func="tvm_gnn_cost.matmul", args=(64, 64, 64), target=target)
-    args = argparse.Namespace(first_round=None, measures_per_round=16)
-    priors = {"gnn": DEFAULT_PRIOR, "gnn-online": None, "gnn-prior": SHIPPED_CHECKPOINT}
     rounds = {}
-    for name, prior in priors.items():
-        model = make_model("gnn", tasks=[task], trials=64, prior=prior)
-        rounds[name] = _first_round(args, task.target, name)
+    for name in ("gnn", "gnn-online", "gnn-prior"):
+        choice = choose(name, task.target, SHIPPED_CHECKPOINT if name == "gnn-prior" else None)
+        rounds[name] = choice.first_round(16)
+        model = choice.make(tasks=[task], trials=64)
         assert rounds[name] == default_first_round(model, 16), name
     assert rounds["gnn-prior"] < rounds["gnn-online"] == 16  # the check can tell them apart
     assert (rounds["gnn"] < 16) == ("znver4" in target)

@@ -150,8 +150,8 @@ def test_a_torch_network_tunes_with_the_gnn_through_relay_or_relax(tmp_path):
     assert all(g.valid for g in graphs)
     assert any(g.features[:, feature_names().index("is_reduction")].max() == 1 for g in graphs)
     model = GNNMetaCostModel(seed=0)
-    curve = ms_tune(workload, "gnn", 8 * len(workload.modules), str(tmp_path / "ms"), target,
-                    per_iter=8, model=model)
+    curve = ms_tune(workload, model, 8 * len(workload.modules), str(tmp_path / "ms"), target,
+                    per_iter=8, name="gnn")
     assert model.trainer.n_seen == curve.trials[-1] >= 8 * len(workload.modules) - 8
     assert math.isfinite(curve.final) and curve.final > 0
     assert all(b <= a for a, b in zip(curve.latency, curve.latency[1:]))
@@ -205,8 +205,9 @@ def test_a_run_whose_every_build_fails_ends_cleanly_and_says_why(tmp_path, caplo
     import logging
     import math
 
-    from tvm_gnn_cost.curves import plot_curves, summary_table
+    from tvm_gnn_cost.experiments.registry import make_ms_model
     from tvm_gnn_cost.metaschedule.tuning import ms_tune, ms_workload
+    from tvm_gnn_cost.report import plot_curves, summary_table
 
     target = with_num_cores(host_target(), 2)
     workload = ms_workload("matmul", target, input_shape=(64, 64, 64))
@@ -214,8 +215,8 @@ def test_a_run_whose_every_build_fails_ends_cleanly_and_says_why(tmp_path, caplo
         max_workers=1, f_build=lambda mod, target, params: (_ for _ in ()).throw(
             RuntimeError("no compiler here")))
     with caplog.at_level(logging.WARNING, logger="tvm_gnn_cost"):
-        curve = ms_tune(workload, "random", 8, str(tmp_path / "ms"), target, per_iter=8,
-                        builder=broken)
+        curve = ms_tune(workload, make_ms_model("random"), 8, str(tmp_path / "ms"), target,
+                        per_iter=8, builder=broken, name="random")
     assert curve.trials == [8] and not math.isfinite(curve.final)
     assert "no candidate of task matmul built and ran" in caplog.text
     assert "no compiler here" in caplog.text

@@ -4,8 +4,14 @@ import pytest
 
 from tvm_gnn_cost.ansor.cost_model import GNNCostModel
 from tvm_gnn_cost.cli import main
-from tvm_gnn_cost.core.config import TrainerConfig
-from tvm_gnn_cost.offline.pretrain import PretrainConfig, pretrain, split_tasks
+from tvm_gnn_cost.core.config import ModelConfig, PretrainRecipe, TrainerConfig
+from tvm_gnn_cost.offline.pretrain import PretrainConfig, pretrain_logs, split_tasks
+
+
+def small_recipe(trainer=None, **pretrain) -> PretrainRecipe:
+    """The online GNN's shape (quicker than the shipped recipe's), seed 0, and ``pretrain``."""
+    return PretrainRecipe(ModelConfig(), trainer or TrainerConfig(seed=0),
+                          PretrainConfig(**pretrain))
 
 
 def test_split_keeps_whole_tasks_apart():
@@ -48,8 +54,7 @@ def test_a_held_out_task_trained_on_under_another_target_is_left_out(target):
 
 def test_pretrained_checkpoint_predicts_from_the_first_round(measured_conv, conv_task, tmp_path):
     log, inputs, _ = measured_conv
-    model = GNNCostModel(seed=0)
-    result = pretrain(model, [log], PretrainConfig(epochs=3, val_fraction=0.0))
+    model, result = pretrain_logs([log], small_recipe(epochs=3, val_fraction=0.0))
     assert result.epochs == 3 and np.isfinite(result.train_loss).all()
     assert result.train_loss[-1] < result.train_loss[0]
     path = str(tmp_path / "gnn.pt")
@@ -132,10 +137,10 @@ def test_fine_tuning_after_pretrain_runs_at_the_fine_tuning_rate(measured_conv, 
     """The optimizer was built before pretrain() set the fine-tuning rate: a model fine-tuned
     in the same process ran at 2e-3 instead of 1e-4, unlike one saved and loaded again."""
     log, inputs, results = measured_conv
-    cfg = PretrainConfig(epochs=2, val_fraction=0.0, finetune_after=16, finetune_lr=1e-4)
     # no wall-clock cap: on a busy host one update stopped at 31 of 40 steps, the other not
-    here = GNNCostModel(trainer_config=TrainerConfig(seed=0, max_update_seconds=1e9))
-    pretrain(here, [log], cfg)
+    here, _ = pretrain_logs([log], small_recipe(TrainerConfig(seed=0, max_update_seconds=1e9),
+                                                epochs=2, val_fraction=0.0, finetune_after=16,
+                                                finetune_lr=1e-4))
     assert [g["lr"] for g in here.trainer.optimizer.param_groups] == [1e-4]
     path = str(tmp_path / "gnn.pt")
     here.save(path)
@@ -156,7 +161,7 @@ def _batch_of(log):
     from tvm_gnn_cost.core.labels import normalized_throughput
     from tvm_gnn_cost.offline.pretrain import load_records
 
-    data = load_records(GNNCostModel(), [log])
+    data = load_records(GNNCostModel().featurizer, [log])
     y = normalized_throughput(np.asarray(data.costs), np.asarray(data.tasks))
     ids = {t: i for i, t in enumerate(sorted(set(data.tasks)))}
     return (data.graphs, torch.tensor(y, dtype=torch.float32),
@@ -211,8 +216,7 @@ def test_two_processes_take_the_gradient_of_one(measured_conv, tmp_path):
     for name, p in net.named_parameters():
         torch.testing.assert_close(two[name], p.grad, rtol=1e-4, atol=1e-6)
     # and pretraining runs end to end in two processes
-    model = GNNCostModel(seed=0)
-    pretrain(model, [log], PretrainConfig(epochs=2, val_fraction=0.0), nproc=2)
+    model, _ = pretrain_logs([log], small_recipe(epochs=2, val_fraction=0.0), nproc=2)
     assert model.trainer.ready
 
 
@@ -224,8 +228,9 @@ def test_worker_processes_featurize_the_same_graphs(measured_conv, tmp_path):
     for path, part in zip(logs, (lines[:40], lines[40:])):
         with open(path, "w") as f:
             f.write("\n".join(part) + "\n")
-    one = load_records(GNNCostModel(), logs)
-    two = load_records(GNNCostModel(), logs, workers=2)
+    featurizer = GNNCostModel().featurizer
+    one = load_records(featurizer, logs)
+    two = load_records(featurizer, logs, workers=2)
     assert len(one.graphs) == len(two.graphs) == len(lines)
     assert one.tasks == two.tasks and one.costs == two.costs
     for a, b in zip(one.graphs, two.graphs):
@@ -244,9 +249,8 @@ def test_pretraining_streams_shards_from_a_compressed_log(measured_conv, tmp_pat
         shutil.copyfileobj(src, dst)
     assert tasks_path(log) == str(tmp_path / "conv.tasks.json")
     n_lines = len(open(measured_conv[0]).read().splitlines())
-    model = GNNCostModel(seed=0)
-    cfg = PretrainConfig(epochs=10, val_fraction=0.0, shard_size=8, mix=2)
-    result = pretrain(model, [log], cfg, cache_dir=str(tmp_path / "shards"))
+    _, result = pretrain_logs([log], small_recipe(epochs=10, val_fraction=0.0, shard_size=8,
+                                                  mix=2), cache_dir=str(tmp_path / "shards"))
     assert result.records == n_lines
     assert result.shards == -(-n_lines // 8)
     assert 0 < result.max_in_memory <= 16
@@ -280,9 +284,8 @@ def test_averaged_weights_are_the_mean_of_the_last_epochs(measured_conv):
     log = measured_conv[0]
 
     def weights(epochs, average=1):
-        model = GNNCostModel(seed=0)
-        pretrain(model, [log], PretrainConfig(epochs=epochs, val_fraction=0.0,
-                                              average_epochs=average))
+        model, _ = pretrain_logs([log], small_recipe(epochs=epochs, val_fraction=0.0,
+                                                     average_epochs=average))
         return model.trainer.model.state_dict()
 
     runs = [weights(e) for e in (2, 3, 4)]
@@ -292,3 +295,22 @@ def test_averaged_weights_are_the_mean_of_the_last_epochs(measured_conv):
             mean = torch.stack([r[name] for r in runs]).mean(0)
             torch.testing.assert_close(value, mean, rtol=1e-5, atol=1e-6)
     assert not torch.allclose(averaged["head.2.weight"], runs[-1]["head.2.weight"])
+
+
+def test_a_checkpoint_keeps_the_featurizer_it_was_trained_with(measured_conv, tmp_path):
+    """pretrain built the saved recipe without the featurizer settings: a checkpoint trained
+    with --step-tokens recorded the defaults. The recipe is now the one trained with, whole."""
+    from tvm_gnn_cost.core.checkpoint import checkpoint_recipe, load_checkpoint
+
+    ckpt = str(tmp_path / "tokens.pt")
+    assert main(["pretrain", measured_conv[0], "--out", ckpt, "--epochs", "1",
+                 "--val-fraction", "0", "--step-tokens", "2", "--loop-footprints"]) == 0
+    recipe = checkpoint_recipe(ckpt)
+    assert (recipe.featurizer.step_tokens, recipe.featurizer.loop_footprints) == (2, True)
+    assert recipe.featurizer == load_checkpoint(ckpt)[3]  # the weights' own featurizer
+    model = GNNCostModel()
+    model.load(ckpt)  # reads with the featurizer it was trained with
+    assert model.featurizer.config.step_tokens == 2
+    # adopting weights under a recipe of other features is refused, not saved wrong
+    with pytest.raises(ValueError, match="build the model from the recipe"):
+        GNNCostModel().adopt_pretrained(model.trainer.state(), recipe)

@@ -17,13 +17,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)  # tiny_models, as a user's package on the path
 import tiny_models  # noqa: E402
 
-# Only the runtime API: what a deployment without the compiler uses.
+# A deployment without the compiler: TVM's runtime library alone (TVM_USE_RUNTIME_LIB), where
+# the compiler's modules cannot be imported; it says so before it runs the library.
 RUN_EXPORTED = """
 import json, sys
 import numpy as np
 import tvm.runtime
 from tvm.contrib import graph_executor
 
+loaded = open("/proc/self/maps").read()
+assert "libtvm_runtime.so" in loaded and "libtvm.so" not in loaded, "the compiler is loaded"
+for compiler in ("tvm.relay", "tvm.auto_scheduler", "tvm.meta_schedule"):
+    try:
+        __import__(compiler)
+    except Exception:
+        continue
+    raise AssertionError(compiler + " imports: this process has the compiler")
 lib = tvm.runtime.load_module(sys.argv[1])
 inputs = json.load(open(sys.argv[1] + ".json"))["inputs"]
 feeds = np.load(sys.argv[2])
@@ -46,11 +55,13 @@ print(register_logs([sys.argv[1]]), len(read_log(sys.argv[1])[0]))
 
 
 def run_exported(lib, feeds, tmp_path):
-    """The exported library's outputs on ``feeds``, computed in a fresh process."""
+    """The exported library's outputs on ``feeds``, computed in a fresh process that has
+    TVM's runtime and not its compiler."""
     np.savez(tmp_path / "feeds.npz", **feeds)
     out = tmp_path / "out.npz"
     done = subprocess.run([sys.executable, "-c", RUN_EXPORTED, lib, str(tmp_path / "feeds.npz"),
-                           str(out)], capture_output=True, text=True, timeout=300)
+                           str(out)], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "TVM_USE_RUNTIME_LIB": "1"})
     assert done.returncode == 0, done.stderr
     outputs = np.load(out)
     return [outputs[f"arr_{i}"] for i in range(len(outputs.files))]
@@ -150,11 +161,35 @@ def test_a_language_model_on_token_ids_tunes_builds_and_runs(tmp_path, capsys, t
     workload = load_workload(path, target, input_shapes={"input0": (1, 8)},
                              input_dtypes={"input0": "int64"})
     assert workload.inputs == {"input0": ((1, 8), "int64")}
+    # the check feeds token ids over the embedding's 50 rows, not 0 and 1 (--input-range
+    # sets another range)
+    assert workload.input_ranges == {"input0": (0, 50)}
+    assert len(np.unique(workload.feeds()["input0"])) > 2
+    given = load_workload(path, target, input_shapes={"input0": (1, 8)},
+                          input_dtypes={"input0": "int64"}, ranges={"input0": (10, 20)})
+    assert 10 <= given.feeds()["input0"].min() <= given.feeds()["input0"].max() < 20
+    with pytest.raises(SystemExit, match=r"--input-range names \['ids'\]"):
+        main(["tune", "--network", path, "--input-shapes", "input0:[1,8]:int64",
+              "--input-range", "ids:0:50", "--trials", "10", "--log", str(tmp_path / "y.json")])
     with torch.no_grad():  # without gradients the fast path's fused operator is traced
         torch.jit.trace(model, (ids,), check_trace=False).save(path)
     with pytest.raises(SystemExit, match="cannot import lm.pt: .*_native_multi_head_attention"):
         main(["tune", "--network", path, "--input-shapes", "input0:[1,8]:int64", "--trials",
               "10", "--log", str(tmp_path / "x.json")])
+
+
+def test_token_ids_from_onnx_are_checked_over_the_embedding_they_index(tmp_path, target):
+    """ONNX's Gather reaches Relay's take through the negative-index fix-up (where(i < 0,
+    i + rows, i)): its rows still bound the ids the check draws."""
+    from tvm_gnn_cost.workloads.networks import load_workload
+
+    model = torch.nn.Sequential(torch.nn.Embedding(300, 16), torch.nn.Linear(16, 4))
+    path = str(tmp_path / "emb.onnx")
+    torch.onnx.export(model, (torch.randint(0, 300, (1, 8)),), path, dynamo=False,
+                      input_names=["ids"])
+    workload = load_workload(path, target)
+    assert workload.input_ranges == {"ids": (0, 300)}
+    assert workload.feeds()["ids"].max() > 100
 
 
 def test_a_model_with_two_inputs_and_a_dynamic_batch_is_tuned_with_the_shapes_given(
@@ -224,7 +259,8 @@ def test_reductions_whose_axes_are_an_input_import_and_match_onnxruntime(tmp_pat
     """Opset 18, what torch.onnx.export writes by default, gives a reduction its axes as an
     input: TVM 0.19's frontend kept the first of them (ReduceMean, ReduceMax, ReduceSum) or
     raised a TypeError (ReduceL2)."""
-    from tvm_gnn_cost.workloads.deploy import WrongResultError, build_and_time, relative_error
+    from tvm_gnn_cost.ansor.build import build_and_time
+    from tvm_gnn_cost.workloads.harness import WrongResultError, relative_error
     from tvm_gnn_cost.workloads.networks import load_workload
 
     model, x = tiny_models.reductions()
@@ -254,6 +290,38 @@ def test_reductions_whose_axes_are_an_input_import_and_match_onnxruntime(tmp_pat
                                          "Dynamic Reduce is not supported yet. Export the "
                                          "model another way"):
         load_workload(path, target)
+
+
+@pytest.mark.parametrize("network, message", [
+    ("tiny_models:nan_when_traced", r"outputs have 8 NaN or inf value\(s\) where torch has "
+                                    r"numbers"),
+    ("tiny_models:off_when_traced", r"outputs differ from torch by \d\.\d+e-0\d of their "
+                                    r"largest value")])
+def test_a_wrong_build_ends_tune_with_the_checks_message_and_keeps_the_log(network, message,
+                                                                          tmp_path, capsys):
+    """What TVM builds computes something else than the model in torch (here the model's
+    trace differs from it, as a corrupted weight or a wrong schedule would): ``tune`` ends
+    with the check's message and exit 1, every measurement kept; ``compare`` marks the run's
+    build as failed in its table, CSV and verdict, and exits 1."""
+    from tvm import auto_scheduler
+
+    log = str(tmp_path / "wrong.json")
+    assert main(["tune", "--network", network, "--trials", "2", "--measures-per-round", "1",
+                 "--log", log]) == 1
+    captured = capsys.readouterr()
+    assert re.search(message, captured.err), captured.err
+    assert f"Every measured record is kept in {log}" in captured.err
+    assert "outputs match" not in captured.out
+    assert len(list(auto_scheduler.RecordReader(log))) == 2
+    out = tmp_path / "cmp"
+    assert main(["compare", "--network", network, "--seeds", "0", "--trials", "2",
+                 "--measures-per-round", "1", "--logs", f"gnn={log}", "--out", str(out)]) == 1
+    assert "1 of 1 runs built a network whose outputs are wrong (gnn seed 0)" in \
+        capsys.readouterr().err
+    assert "none (0 of 1 built; failed: seed 0)" in (out / "summary.md").read_text()
+    with open(out / "curves.json") as f:
+        assert re.search(message, json.load(f)[0]["build_error"])
+    assert "failed" in (out / "curves.csv").read_text()
 
 
 def test_a_tvm_error_is_told_by_the_line_that_names_it():

@@ -114,3 +114,31 @@ def reductions():
     ``torch.onnx.export`` writes by default)."""
     torch.manual_seed(0)
     return _Reductions().eval(), torch.randn(1, 3, 8, 8)
+
+
+class _WrongWhenTraced(torch.nn.Module):
+    """Computes one thing in torch and another in its trace, which is what TVM imports: the
+    build is wrong against torch, as a corrupted weight or a wrong schedule would make it."""
+
+    def __init__(self, how: str):
+        super().__init__()
+        self.fc = torch.nn.Linear(16, 8)
+        self.how = how
+
+    def forward(self, x):
+        y = torch.relu(self.fc(x))
+        if torch.jit.is_tracing():  # (y * nan, TVM's fast math folds to 0)
+            y = torch.sqrt(-1.0 - y) if self.how == "nan" else y + 0.5
+        return y
+
+
+def nan_when_traced():
+    """A dense layer whose build gives NaN everywhere, torch numbers."""
+    torch.manual_seed(0)
+    return _WrongWhenTraced("nan").eval(), torch.randn(1, 16)
+
+
+def off_when_traced():
+    """A dense layer whose build is off by 0.5 from torch's outputs."""
+    torch.manual_seed(0)
+    return _WrongWhenTraced("off").eval(), torch.randn(1, 16)

@@ -9,15 +9,14 @@ from typing import Optional
 import numpy as np
 from tvm.auto_scheduler.cost_model.cost_model import PythonBasedModel
 
-from ..core.checkpoint import (SHIPPED_CHECKPOINT, Checkpointed, check_feature_names,
-                               load_checkpoint)
+from ..core.checkpoint import Checkpointed, check_feature_names, load_checkpoint
 from ..core.config import (FeaturizerConfig, ModelConfig, TrainerConfig,
                            resolve_trainer_config)
 from ..core.prior import PRIOR_RECORDS, blend_scores, prior_weight
 from ..core.trainer import OnlineTrainer
 from .featurizer import StateFeaturizer, task_key
 from .logs import read_log
-from .records import TaskRebuilder, group_by_task, infer_bound
+from .records import TaskRebuilder, featurize_measured, group_by_task
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -72,7 +71,8 @@ class GNNCostModel(Checkpointed, PythonBasedModel):
     @classmethod
     def pretrained(cls, target=None, seed: Optional[int] = None, **kwargs) -> "GNNCostModel":
         """The default model: an online GNN with the shipped checkpoint as a frozen prior,
-        when ``target`` (default: this CPU) is a CPU of the kind it was trained for; the
+        when ``target`` (default: this CPU) is a CPU of the kind it was trained for
+        (:func:`~tvm_gnn_cost.workloads.targets.shipped_prior_mismatch` says which); the
         online GNN alone elsewhere, with a log line that says why.
 
         Parameters
@@ -82,13 +82,9 @@ class GNNCostModel(Checkpointed, PythonBasedModel):
         seed : int, optional
             As for :class:`GNNCostModel`; other keyword arguments too.
         """
-        from ..workloads.targets import host_target, shipped_prior_mismatch
+        from ..workloads.targets import shipped_prior
 
-        why = shipped_prior_mismatch(target if target is not None else host_target())
-        if why is None:
-            return cls(seed=seed, prior=SHIPPED_CHECKPOINT, **kwargs)
-        logger.warning("the online GNN alone, without the shipped prior: %s", why)
-        return cls(seed=seed, **kwargs)
+        return cls(seed=seed, prior=shipped_prior(target), **kwargs)
 
     def _build(self, mcfg: ModelConfig, tcfg: TrainerConfig, fcfg: FeaturizerConfig) -> None:
         self.featurizer = StateFeaturizer(fcfg)
@@ -123,24 +119,9 @@ class GNNCostModel(Checkpointed, PythonBasedModel):
         self.last_fit = self.trainer.fit()
 
     def featurize_measured(self, task, states) -> list:
-        """Graphs of measured states, from the search or read from a log.
-
-        States from the search are bound-inferred; those read from a log have no
-        stages yet: bounds are inferred only where the plain read fails.
-        """
-        graphs = self.featurizer.featurize(task, states)
-        redo = [i for i, g in enumerate(graphs) if not g.valid]
-        if redo:
-            fixed = []
-            for i in redo:
-                try:
-                    fixed.append(infer_bound(task, states[i]))
-                except Exception as err:  # noqa: BLE001 - a state that cannot replay stays invalid
-                    logger.debug("cannot infer bounds of a measured state: %s", err)
-                    fixed.append(states[i])
-            for i, g in zip(redo, self.featurizer.featurize(task, fixed)):
-                graphs[i] = g
-        return graphs
+        """Graphs of measured states, from the search or read from a log
+        (:func:`~tvm_gnn_cost.ansor.records.featurize_measured`)."""
+        return featurize_measured(self.featurizer, task, states)
 
     def predict(self, task, states) -> np.ndarray:
         """Scores of ``states``: positive, higher is faster, ``-inf`` if a state cannot be read.

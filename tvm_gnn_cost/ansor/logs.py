@@ -15,7 +15,7 @@ import os
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterator, List, Optional, Sequence, Set, Tuple
 
 from tvm.auto_scheduler.measure_record import load_record_from_string
 
@@ -128,6 +128,16 @@ def read_log(path: str, n_lines: Optional[int] = None,
     if report.skipped:
         logger.warning("reading %s", report.describe())
     return inputs, results, report
+
+
+def valid_workloads(logs: Sequence[str]) -> Set[str]:
+    """Workload keys with at least one successful measurement in any of ``logs``."""
+    keys: Set[str] = set()
+    for log in logs:
+        for inp, res in iter_log(log):
+            if int(res.error_no) == 0:
+                keys.add(inp.task.workload_key)
+    return keys
 
 
 def repair_log(path: str) -> int:

@@ -99,3 +99,25 @@ def infer_bound(task: auto_scheduler.SearchTask, state):
     """``state`` with the extents of all its loops filled in (a ``StateObject``)."""
     obj = state if isinstance(state, auto_scheduler.loop_state.StateObject) else state.state_object
     return auto_scheduler._ffi_api.ComputeDAGInferBoundFromState(task.compute_dag, obj)
+
+
+def featurize_measured(featurizer, task: auto_scheduler.SearchTask, states: Sequence) -> list:
+    """Graphs (:class:`~tvm_gnn_cost.ansor.featurizer.StateFeaturizer` ``featurizer``) of
+    measured states, from the search or read from a log.
+
+    States from the search are bound-inferred; those read from a log have no stages yet:
+    bounds are inferred only where the plain read fails.
+    """
+    graphs = featurizer.featurize(task, states)
+    redo = [i for i, g in enumerate(graphs) if not g.valid]
+    if redo:
+        fixed = []
+        for i in redo:
+            try:
+                fixed.append(infer_bound(task, states[i]))
+            except Exception as err:  # noqa: BLE001 - a state that cannot replay stays invalid
+                logger.debug("cannot infer bounds of a measured state: %s", err)
+                fixed.append(states[i])
+        for i, g in zip(redo, featurizer.featurize(task, fixed)):
+            graphs[i] = g
+    return graphs

@@ -5,7 +5,7 @@ import argparse
 
 from ..ansor.measure import LABELS  # loads no TVM: building the parser stays fast
 from .common import (add_prior_args, add_workload_args, at_least, check_budget, ensure_folder,
-                     load_network, parse_target, prior_choice, runner, search_params)
+                     load_network, model_choice, parse_target, runner, search_params)
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -31,11 +31,11 @@ def run(args) -> int:
     from ..ansor.dataset import collect
     from ..ansor.measure import MeasureSettings
     from ..ansor.taskfile import tasks_path
-    from ..ansor.tuning import make_model, tune
+    from ..ansor.tuning import tune
 
     labels = MeasureSettings(args.number, args.repeat, args.min_repeat_ms)
-    prior = prior_choice(args)
     target = parse_target(args.target, args.rpc_key)
+    choice = model_choice(args, target) if args.search_trials else None
     ensure_folder("--out", args.out)
     workload = load_network(args, target)
     print(f"{args.network}: {len(workload.tasks)} tasks, target {target}", flush=True)
@@ -44,13 +44,13 @@ def run(args) -> int:
     total = collect(workload.tasks, args.programs_per_task, args.out, seed=args.seed,
                     progress=True, runner=runner(args, labels), weights=workload.weights)
     if args.search_trials:
-        model = make_model("gnn", args.seed, workload.tasks, args.search_trials,
-                           args.measures_per_round, prior=prior,
-                           prior_records=args.prior_records)
+        model = choice.make(args.seed, workload.tasks, args.search_trials,
+                            args.measures_per_round, args.prior_records)
+        first = args.first_round or choice.first_round(args.measures_per_round)
         tune(workload.tasks, model, args.search_trials, args.out,
              weights=workload.weights, seed=args.seed, search_params=search_params(args),
-             measures_per_round=args.measures_per_round, first_round=args.first_round,
-             runner=runner(args), progress=True)
+             measures_per_round=args.measures_per_round, first_round=first,
+             runner=runner(args), progress=True, name=choice.name)
     print(f"{args.out}: {total} random programs of {len(workload.tasks)} tasks; "
           f"tasks in {tasks_path(args.out)}")
     return 0

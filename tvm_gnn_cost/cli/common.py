@@ -9,15 +9,6 @@ from typing import List, Optional, Sequence
 
 from ..core.prior import PRIOR_RECORDS
 
-#: Models ``compare`` runs: ``gnn`` is the default model (the online GNN with the shipped
-#: prior where the target fits it), ``gnn-online`` the online GNN alone, ``gnn-prior`` the
-#: online GNN with ``--pretrained`` as a frozen prior, ``gnn-pretrained`` the GNN started from
-#: ``--pretrained``; ``xgb`` is stock Ansor's XGBModel, ``xgb-w16`` XGBModel with the GNN's
-#: 16-record warm-up.
-COMPARE_MODELS = ("gnn", "gnn-online", "gnn-prior", "gnn-pretrained", "xgb", "xgb-w16",
-                  "random")
-
-
 def at_least(minimum: int):
     """An argparse ``type``: an integer of at least ``minimum``, refused with a usage error
     (not a traceback from TVM later) otherwise."""
@@ -41,7 +32,8 @@ def _shape(text: str):
 
 def add_workload_args(p: argparse.ArgumentParser) -> None:
     """The arguments that say what to tune, where, and how big a search."""
-    from ..workloads.networks import LAYOUTS, NETWORKS
+    from ..workloads.convert import LAYOUTS
+    from ..workloads.networks import NETWORKS
 
     p.add_argument("--network", required=True,
                    help="your model: an ONNX file, a TorchScript file (.pt) or a "
@@ -53,6 +45,10 @@ def add_workload_args(p: argparse.ArgumentParser) -> None:
                         "alone, as tvmc takes them, for example \"input:[1,3,224,224]\" (an "
                         "ONNX file's own static shapes otherwise); an input that is not float32 "
                         "names its dtype after the shape: \"ids:[1,128]:int64\"")
+    p.add_argument("--input-range", default=None, metavar="'NAME:LOW:HIGH ...'",
+                   help="values the output check feeds an input, drawn from LOW up to, not "
+                        "including, HIGH (default: [0, 1) for floats; an integer input that "
+                        "indexes an embedding over its rows, another 0 or 1)")
     p.add_argument("--desired-layout", choices=[*LAYOUTS, "none"], default=None,
                    help="convert your model's convolutions to this layout (default NHWC on "
                         "CPU targets, which Ansor's CPU schedules are written for; none keeps "
@@ -81,6 +77,7 @@ def add_workload_args(p: argparse.ArgumentParser) -> None:
 
 def load_network(args, target):
     """The workload ``--network`` names, or exit with what was wrong."""
+    from ..workloads.inputs import parse_input_ranges
     from ..workloads.models import parse_input_dtypes, parse_input_shapes
     from ..workloads.networks import load_workload
 
@@ -89,7 +86,8 @@ def load_network(args, target):
         return load_workload(args.network, target, args.batch_size, args.input_shape,
                              parse_input_shapes(args.input_shapes),
                              None if layout == "none" else layout,
-                             parse_input_dtypes(args.input_shapes))
+                             parse_input_dtypes(args.input_shapes),
+                             parse_input_ranges(args.input_range))
     except (ValueError, FileNotFoundError) as err:
         raise SystemExit(f"error: --network {args.network}: {err}")
 
@@ -125,20 +123,46 @@ def add_prior_args(p: argparse.ArgumentParser) -> None:
                         "trained for)")
     p.add_argument("--no-prior", action="store_true",
                    help="the online GNN alone, without a prior")
+    add_prior_records_arg(p)
+
+
+def add_prior_records_arg(p: argparse.ArgumentParser) -> None:
+    """``--prior-records``: how fast the online GNN takes over from the prior."""
     p.add_argument("--prior-records", type=float, default=PRIOR_RECORDS,
-                   help="a task's own records at which prior and online GNN weigh the same "
-                        f"(default {PRIOR_RECORDS:g})")
+                   help="a task's own records at which the prior and the online GNN weigh "
+                        f"the same, for every model with a prior (default {PRIOR_RECORDS:g})")
 
 
-def prior_choice(args):
-    """The ``prior=`` of :func:`~tvm_gnn_cost.ansor.tuning.make_model` that the flags ask for."""
-    from ..ansor.tuning import DEFAULT_PRIOR
+def model_choice(args, target):
+    """The Ansor model ``--model`` and the prior flags ask for, for ``target``
+    (:func:`tvm_gnn_cost.experiments.registry.choose`), or exit saying what contradicts."""
+    from ..experiments.registry import choose, from_tune_flags
 
-    if args.no_prior and args.prior:
-        raise SystemExit("error: --prior and --no-prior contradict each other; pass one")
-    if args.no_prior:
-        return None
-    return args.prior or DEFAULT_PRIOR
+    try:
+        name, checkpoint = from_tune_flags(getattr(args, "model", "gnn"), args.prior,
+                                           args.no_prior, getattr(args, "pretrained", None))
+        return choose(name, target, checkpoint)
+    except ValueError as err:
+        raise SystemExit(f"error: {err}") from None
+
+
+def workload_argv(args, leave_out: Sequence[str] = ()) -> List[str]:
+    """The flags of :func:`add_workload_args` that ``args`` sets to other than their
+    defaults, as a command line: how a child process is given the same workload without a
+    list of flags to keep up to date. Flags in ``leave_out`` (their dests) are left out."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add_workload_args(parser)
+    argv: List[str] = []
+    for action in parser._actions:
+        value = getattr(args, action.dest, None)
+        if action.dest in leave_out or value is None or value == action.default:
+            continue
+        flag = action.option_strings[-1]
+        if isinstance(action, argparse._StoreTrueAction):
+            argv.append(flag)
+        else:
+            argv += [flag, ",".join(map(str, value)) if isinstance(value, tuple) else str(value)]
+    return argv
 
 
 def add_trust_pickle(p: argparse.ArgumentParser) -> None:
@@ -221,5 +245,6 @@ def require_ansor(command: str) -> None:
                          "(TVM 0.19: `make setup`, then .venv/bin/tvm-gnn-cost).")
 
 
-__all__ = ["COMPARE_MODELS", "add_prior_args", "add_workload_args", "load_network", "prior_choice", "parse_target", "require_ansor", "runner",
-           "search_params"]
+__all__ = ["add_prior_args", "add_prior_records_arg", "add_workload_args", "at_least", "check_budget", "ensure_folder",
+           "load_network", "model_choice", "parse_target", "require_ansor", "runner",
+           "search_params", "workload_argv"]

@@ -16,7 +16,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from ..curves import read_curves
-    from .compare import report
+    from ..report import write_report
 
     curves = read_curves(args.out)
     meta = {"title": "", "note": "", "reference": "xgb"}
@@ -24,5 +24,6 @@ def run(args) -> int:
     if os.path.exists(path):
         with open(path) as f:
             meta.update(json.load(f))
-    return report(curves, args.out, meta["title"], args.reference or meta["reference"],
-                  meta["note"])
+    print(write_report(curves, args.out, meta["title"], args.reference or meta["reference"],
+                       meta["note"]))
+    return 0

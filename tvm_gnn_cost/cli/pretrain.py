@@ -125,8 +125,7 @@ def results_path(args) -> str:
 
 
 def run(args) -> int:
-    from ..ansor.cost_model import GNNCostModel
-    from ..offline.pretrain import pretrain
+    from ..offline.pretrain import pretrain_logs
 
     args.logs = log_files(args.logs)
     if not args.logs:
@@ -142,13 +141,11 @@ def run(args) -> int:
                          "validation/ or test/ folder: see tvm_gnn_cost.workloads.corpus); "
                          "train on data/train/, or pass --allow-held-out if you mean it")
     recipe = recipe_from_args(args)
-    model = GNNCostModel(model_config=recipe.model, trainer_config=recipe.trainer,
-                         featurizer_config=recipe.featurizer)
     start = time.time()
     with untrusted_pickle_is_an_error():
-        result = pretrain(model, args.logs, recipe.pretrain, progress=True, nproc=args.nproc,
-                          workers=args.workers, cache_dir=args.cache,
-                          trust_pickle=args.trust_pickle)
+        model, result = pretrain_logs(args.logs, recipe, progress=True, nproc=args.nproc,
+                                      workers=args.workers, cache_dir=args.cache,
+                                      trust_pickle=args.trust_pickle)
     model.save(args.out)
     with open(results_path(args), "w") as f:
         json.dump({"checkpoint": args.out, "logs": list(args.logs), "recipe": config_to_dict(recipe),

@@ -5,17 +5,20 @@ import argparse
 import os
 import sys
 
+from ..experiments.registry import ANSOR_MODELS
 from .common import (add_prior_args, add_workload_args, at_least, check_budget, ensure_folder,
-                     load_network, parse_target, prior_choice, runner, search_params)
+                     load_network, model_choice, parse_target, runner, search_params)
+
+#: Models ``--model`` takes: those that need no checkpoint (``--prior`` and ``--pretrained``
+#: give one to gnn).
+TUNE_MODELS = {name: spec for name, spec in ANSOR_MODELS.items() if not spec.checkpoint}
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
     t = sub.add_parser("tune", help="tune a network or operator with one cost model")
     add_workload_args(t)
-    t.add_argument("--model", choices=["gnn", "xgb", "xgb-w16", "random"], default="gnn",
-                   help="gnn (default: the online GNN, with the shipped checkpoint as a prior "
-                        "where the target fits it), xgb (stock Ansor's XGBModel), xgb-w16 "
-                        "(XGBModel with the GNN's 16-record warm-up), random")
+    t.add_argument("--model", choices=list(TUNE_MODELS), default="gnn",
+                   help=", ".join(f"{m.name} ({m.help})" for m in TUNE_MODELS.values()))
     t.add_argument("--trials", type=at_least(1), required=True,
                    help="total measurement trials, at least one a task")
     t.add_argument("--log", required=True, help="Ansor log to write (standard format)")
@@ -41,25 +44,19 @@ def describe(model) -> str:
 
 
 def run(args) -> int:
-    from ..ansor.tuning import count_records, default_first_round, make_model, tune
+    from ..ansor.tuning import count_records, tune
+
     target = parse_target(args.target, args.rpc_key)
     if os.path.exists(args.log) and not args.resume:
         raise SystemExit(f"error: {args.log} exists; pass --resume to continue it, "
                          "or choose another --log")
-    prior = prior_choice(args)
-    if args.pretrained and args.model != "gnn":
-        raise SystemExit("error: --pretrained needs --model gnn")
-    if (args.prior or args.no_prior) and args.model != "gnn":
-        raise SystemExit("error: --prior and --no-prior need --model gnn")
-    if args.prior and args.pretrained:
-        raise SystemExit("error: --prior keeps a checkpoint frozen beside an online GNN, "
-                         "--pretrained fine-tunes one; pass one of them")
     if args.export and args.no_build:
         raise SystemExit("error: --export writes the built library; drop --no-build")
     if args.export and not args.export.endswith((".so", ".tar")):
         raise SystemExit(f"error: --export {args.export}: name the library with .so (a shared "
                          "library) or .tar (its object files); tvm.runtime.load_module goes "
                          "by the suffix")
+    choice = model_choice(args, target)
     workload = load_network(args, target)
     if args.export and not workload.is_network:
         raise SystemExit(f"error: --export writes a network's library; {args.network} is "
@@ -73,19 +70,18 @@ def run(args) -> int:
     if not (args.resume and count_records(args.log, workload.tasks)):
         # a resumed log with none of these tasks' records starts afresh: same minimum
         check_budget(workload.tasks, args.trials, args.measures_per_round)
-    model = make_model(args.model, args.seed, workload.tasks, args.trials,
-                       args.measures_per_round, prior=None if args.pretrained else prior,
-                       pretrained=args.pretrained, prior_records=args.prior_records)
-    if args.model == "gnn":
+    model = choice.make(args.seed, workload.tasks, args.trials, args.measures_per_round,
+                        args.prior_records)
+    if choice.name.startswith("gnn"):
         print(f"model: {describe(model)}", flush=True)
-    first = args.first_round or default_first_round(model, args.measures_per_round)
+    first = args.first_round or choice.first_round(args.measures_per_round)
     if first != args.measures_per_round:
         print(f"rounds: {first} programs in each task's first round, "
               f"{args.measures_per_round} after (--first-round)", flush=True)
     curve = tune(workload.tasks, model, args.trials, args.log, weights=workload.weights,
                  seed=args.seed, search_params=search_params(args),
                  measures_per_round=args.measures_per_round, first_round=first,
-                 runner=runner(args), resume=args.resume, progress=True, name=args.model)
+                 runner=runner(args), resume=args.resume, progress=True, name=choice.name)
     if curve.trials:
         print(f"tuned to {curve.trials[-1]} trials in {curve.wall:.0f} s; estimated latency "
               f"{curve.final * 1e3:.4f} ms; log {args.log}")
@@ -100,13 +96,14 @@ def run(args) -> int:
 def build(workload, args, target) -> int:
     """Build, check, time and export what was tuned; errors end with a message, not a
     traceback: the tuning is done and kept in the log."""
-    from ..workloads.deploy import WrongResultError, build_and_time
+    from ..ansor.build import build_and_time
     from ..workloads.errors import error_summary
+    from ..workloads.harness import WrongResultError
 
     try:
         report = build_and_time(workload, args.log, target, export=args.export)
     except WrongResultError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {err}. Every measured record is kept in {args.log}.", file=sys.stderr)
         return 1
     except Exception as err:  # noqa: BLE001 - TVM raises many kinds; the log is safe
         print(f"error: building {args.network} with the best schedules of {args.log} failed "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import replace
 from typing import List, Optional, Tuple
 
 import torch
@@ -122,6 +123,26 @@ class Checkpointed:
         """Write weights, configuration and feature schema; atomic (old file kept on a crash)."""
         save_checkpoint(path, self.trainer, self.featurizer_config, self.feature_names,
                         self.recipe)
+
+    def adopt_pretrained(self, state: dict, recipe: PretrainRecipe) -> None:
+        """Take the weights ``state`` that pretraining by ``recipe`` gave this model's GNN:
+        it predicts at once, keeps the recipe (saved with the weights), does not explore
+        (it ranks a new task's programs from the first round) and, when it tunes,
+        fine-tunes from ``recipe.pretrain.finetune_after`` records at ``finetune_lr``.
+
+        Raises
+        ------
+        ValueError
+            If the recipe's featurizer is not this model's: the weights would read other
+            features than the ones it gives them.
+        """
+        if recipe.featurizer != self.featurizer_config:
+            raise ValueError(f"the recipe featurizes with {recipe.featurizer}, this model with "
+                             f"{self.featurizer_config}; build the model from the recipe")
+        self.trainer.adopt(state, replace(
+            self.trainer.config, explore_records=0,
+            num_warmup_sample=recipe.pretrain.finetune_after, lr=recipe.pretrain.finetune_lr))
+        self.recipe = recipe
 
     def load(self, path: str) -> None:
         """Replace this model by the one saved in ``path`` (by either adapter); it predicts at

@@ -24,6 +24,19 @@ import numpy as np
 PRIOR_RECORDS = 32.0
 
 
+#: Programs in a task's first round for a model with a pretrained prior, which ranks a task's
+#: first programs without records of its own (chosen on validation,
+#: ``benchmarks/results/default-model.md``).
+PRIOR_FIRST_ROUND = 8
+
+
+def first_round_size(with_prior: bool, measures_per_round: int) -> int:
+    """Programs in each task's first round: at most :data:`PRIOR_FIRST_ROUND` for a model with
+    a pretrained prior; a full round otherwise, as ``TaskScheduler`` does (the warm-up of
+    stock ``XGBModel`` is one full round of every task)."""
+    return min(PRIOR_FIRST_ROUND, measures_per_round) if with_prior else measures_per_round
+
+
 def prior_weight(own_records: int, prior_records: float) -> float:
     """Weight of the prior's log-score on a task with ``own_records`` valid measurements.
 
@@ -61,4 +74,4 @@ def blend_scores(prior: np.ndarray, online: np.ndarray, w_prior: float) -> np.nd
     return out
 
 
-__all__ = ["PRIOR_RECORDS", "prior_weight", "blend_scores"]
+__all__ = ["PRIOR_FIRST_ROUND", "PRIOR_RECORDS", "blend_scores", "first_round_size", "prior_weight"]

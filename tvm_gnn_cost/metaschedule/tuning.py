@@ -1,9 +1,10 @@
 """Tuning with MetaSchedule and any cost model, recording the same search curve as Ansor runs.
 
-    curve = ms_tune(ms_workload("matmul", target), "gnn", trials=64, work_dir="runs/ms", seed=0)
+    curve = ms_tune(ms_workload("matmul", target), GNNMetaCostModel(seed=0), trials=64,
+                    work_dir="runs/ms", target=target, seed=0)
 
-Models: ``gnn`` (:class:`GNNMetaCostModel`) and MetaSchedule's own ``xgb``, ``mlp`` and
-``random``. Every measured batch adds one point to the :class:`Curve`: trials so far,
+Any MetaSchedule cost model (:class:`GNNMetaCostModel`, MetaSchedule's own ``xgb``, ``mlp``
+and ``random``: :func:`tvm_gnn_cost.experiments.registry.make_ms_model`). Every measured batch adds one point to the :class:`Curve`: trials so far,
 seconds since the start, and the estimated latency (sum of task weight x best latency; inf
 until every task has a valid measurement).
 """
@@ -18,13 +19,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..core.labels import FAILED_COST
 from ..curves import Curve
-from .cost_model import GNNMetaCostModel, derived_object, ms, run_cost
+from .cost_model import derived_object, ms, run_cost
 from .builder import local_builder
 
 logger = logging.getLogger("tvm_gnn_cost")
-
-MS_MODELS = ("gnn", "xgb", "mlp", "random")
-
 
 @dataclass
 class MSWorkload:
@@ -150,16 +148,6 @@ def relax_from_torch(module, example_inputs: Sequence):
     ])(mod)
 
 
-def make_ms_model(name: str, seed: int = 0):
-    """A MetaSchedule cost model by name: gnn, xgb, mlp or random."""
-    if name == "gnn":
-        return GNNMetaCostModel(seed=seed)
-    if name in ("xgb", "mlp", "random"):
-        kwargs = {"seed": seed} if name == "random" else {}
-        return ms.cost_model.CostModel.create(name, **kwargs)
-    raise ValueError(f"unknown MetaSchedule model {name!r}; use one of {', '.join(MS_MODELS)}")
-
-
 @derived_object
 class _CurveCallback(ms.measure_callback.PyMeasureCallback):
     """Adds a curve point after every measured batch, and keeps the first build or run error
@@ -185,9 +173,10 @@ class _CurveCallback(ms.measure_callback.PyMeasureCallback):
         self.curve.add(self.trials, time.time() - self.start, latency)
 
 
-def ms_tune(workload: MSWorkload, model_name: str, trials: int, work_dir: str, target,
-            seed: int = 0, per_iter: int = 16, model=None, builder=None) -> Curve:
-    """Tune ``workload`` with MetaSchedule and the named cost model; returns its curve.
+def ms_tune(workload: MSWorkload, model, trials: int, work_dir: str, target, seed: int = 0,
+            per_iter: int = 16, builder=None, name: str = "") -> Curve:
+    """Tune ``workload`` with MetaSchedule and the cost model ``model``; returns its curve,
+    named ``name``.
 
     ``builder`` defaults to :func:`.builder.local_builder` (MetaSchedule's ``LocalBuilder``,
     without apache-tvm's per-batch tensor-intrinsic import). A task none of whose candidates
@@ -204,28 +193,27 @@ def ms_tune(workload: MSWorkload, model_name: str, trials: int, work_dir: str, t
     names = [n for n, _ in workload.modules]
     contexts = [
         ms.TuneContext(mod=mod, target=target, space_generator="post-order-apply",
-                       search_strategy="evolutionary", task_name=name, rand_state=rs,
+                       search_strategy="evolutionary", task_name=task, rand_state=rs,
                        num_threads=os.cpu_count() or 1, logger=log).clone()
-        for (name, mod), log, rs in zip(workload.modules,
+        for (task, mod), log, rs in zip(workload.modules,
                                         get_loggers_from_work_dir(work_dir, names),
                                         fork_seed(seed, n=len(names)))
     ]
-    curve = Curve(model_name, seed)
+    curve = Curve(name, seed)
     callback = _CurveCallback(curve, workload.weights, time.time())
     ms.tune_tasks(tasks=contexts, task_weights=workload.weights, work_dir=work_dir,
                   max_trials_global=trials, num_trials_per_iter=per_iter,
                   builder=builder or local_builder(),
-                  cost_model=model or make_ms_model(model_name, seed),
+                  cost_model=model,
                   measure_callbacks=list(ms.MeasureCallback.create("default")) + [callback],
                   task_scheduler="gradient")
-    for task_id, name in enumerate(names):
+    for task_id, task in enumerate(names):
         if callback.best[task_id] >= FAILED_COST:
             logger.warning("[%s seed %d] no candidate of task %s built and ran; first error: %s",
-                           model_name, seed, name,
+                           name, seed, task,
                            callback.first_error.get(task_id, "none (never measured)"))
     return curve
 
 
-__all__ = ["MS_MODELS", "MSWorkload", "make_ms_model", "ms_tune", "ms_workload",
-           "ms_workload_from_model", "ms_workload_from_torch", "relax_from_torch",
-           "relax_network"]
+__all__ = ["MSWorkload", "ms_tune", "ms_workload", "ms_workload_from_model",
+           "ms_workload_from_torch", "relax_from_torch", "relax_network"]

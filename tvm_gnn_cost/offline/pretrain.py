@@ -1,7 +1,12 @@
 """Offline training on Ansor logs: a validation split by task, early stopping, best weights kept.
 
-    model = GNNCostModel()
-    result = pretrain(model, ["data/r18.json", "data/r50.json"], PretrainConfig(epochs=30))
+Three steps, each taking only what it needs: a featurizer turns logs into a store of records
+(:func:`~tvm_gnn_cost.offline.featurize.featurize_logs`), :func:`pretrain` trains a trainer's
+GNN on the store by a recipe and returns the best weights, and the adapter adopts them with
+the recipe (:meth:`~tvm_gnn_cost.core.checkpoint.Checkpointed.adopt_pretrained`).
+:func:`pretrain_logs` does the three for a :class:`GNNCostModel`::
+
+    model, result = pretrain_logs(["data/r18.json", "data/r50.json"], PretrainRecipe())
     model.save("gnn-cpu.pt")   # GNNCostModel().load("gnn-cpu.pt") predicts from the first round
 """
 from __future__ import annotations
@@ -23,7 +28,7 @@ from ..core.config import PretrainConfig, PretrainRecipe, TrainerConfig
 from ..core.graph import batch_graphs
 from ..core.losses import make_loss, uses_log_throughput
 from ..core.metrics import pairwise_accuracy
-from ..core.trainer import make_optimizer, score_graphs, train_steps
+from ..core.trainer import OnlineTrainer, make_optimizer, score_graphs, train_steps
 from .featurize import featurize_logs
 from .store import Records, RecordStore, store_records
 
@@ -44,30 +49,33 @@ class PretrainResult:
     records: int = 0  # featurized records, training and validation
     shards: int = 0  # shard files they were streamed from
     max_in_memory: int = 0  # most records held in memory at once while training
+    state: Optional[dict] = dataclasses.field(default=None, repr=False)  # the best weights
 
     def to_dict(self) -> dict:
-        """A JSON-friendly copy (what ``tvm-gnn-cost pretrain`` writes for scripts); NaN
-        accuracies (no validation task) become None."""
+        """A JSON-friendly copy (what ``tvm-gnn-cost pretrain`` writes for scripts), without
+        the weights; NaN accuracies (no validation task) become None."""
         def clean(x):
             return None if isinstance(x, float) and x != x else x
-        d = dataclasses.asdict(self)
+        d = dataclasses.asdict(dataclasses.replace(self, state=None))
+        d.pop("state")
         d["val_accuracy"] = [clean(a) for a in d["val_accuracy"]]
         d["best_val_accuracy"] = clean(d["best_val_accuracy"])
         return d
 
 
-def load_records(model, logs: Sequence[str], workers: int = 1,
+def load_records(featurizer, logs: Sequence[str], workers: int = 1,
                  trust_pickle: bool = False) -> Records:
-    """Every usable record of ``logs``, featurized with ``model``'s settings, in memory.
+    """Every usable record of ``logs``, featurized by ``featurizer`` (a
+    :class:`~tvm_gnn_cost.ansor.featurizer.StateFeaturizer`), in memory.
 
     Task files beside the logs (see :mod:`tvm_gnn_cost.ansor.taskfile`) are loaded
     first so that network workloads can be read (pickles only with ``trust_pickle``).
     With ``workers > 1`` the logs are read and featurized in that many worker processes,
     one log at a time.
-    For corpora larger than memory, :func:`pretrain` streams shards instead.
+    For corpora larger than memory, :func:`pretrain` streams a store of shards instead.
     """
     with tempfile.TemporaryDirectory(prefix="gnn-records-") as root:
-        return featurize_logs(model, logs, root, workers=workers,
+        return featurize_logs(featurizer, logs, root, workers=workers,
                               trust_pickle=trust_pickle).load_all()
 
 
@@ -88,54 +96,63 @@ def split_tasks(tasks: Sequence[str], val_fraction: float, seed: int):
     return train_idx, val_idx
 
 
-def pretrain(model, logs: Sequence[str], config: Optional[PretrainConfig] = None,
-             progress: bool = False, records: Optional[Records] = None,
-             nproc: int = 1, workers: int = 1, cache_dir: Optional[str] = None,
-             trust_pickle: bool = False) -> PretrainResult:
-    """Train ``model`` (a ``GNNCostModel``) on ``logs``; it predicts at once afterwards.
+def pretrain_logs(logs: Sequence[str], recipe: Optional[PretrainRecipe] = None,
+                  progress: bool = False, records: Optional[Records] = None, nproc: int = 1,
+                  workers: int = 1, cache_dir: Optional[str] = None,
+                  trust_pickle: bool = False):
+    """A :class:`~tvm_gnn_cost.ansor.cost_model.GNNCostModel` pretrained on ``logs`` by
+    ``recipe`` (default: the shipped checkpoint's), and what :func:`pretrain` did.
 
-    The logs are featurized once into shards on disk (``cache_dir``, or a
-    temporary folder) and each epoch streams them, ``config.mix`` shards at a
-    time, so memory does not grow with the corpus. The weights of the epoch
-    with the best validation pairwise accuracy are kept (the last epoch's when
-    no task is held out). The model is set not to explore (``explore_records=0``):
-    it ranks the programs of a new task from the first round, and when it tunes, it
-    fine-tunes from ``config.finetune_after`` measured records on at
-    ``config.finetune_lr``. With ``nproc > 1`` the epochs run data-parallel in
-    ``nproc`` processes (``torch.distributed`` DDP over gloo on 127.0.0.1):
-    each global batch is split between the processes, the loss ranks the pairs of
-    the whole batch from the gathered scores, and the gradients are averaged, so each
-    step's gradient is one process's, up to rounding and dropout's draws. ``workers``
-    processes read and featurize the logs, one log each; ``trust_pickle`` lets them
-    read task files that are pickles (:mod:`tvm_gnn_cost.ansor.taskfile`).
+    The logs are featurized once, by the recipe's featurizer, into shards on disk
+    (``cache_dir``, or a temporary folder; ``workers`` processes, one log each;
+    ``trust_pickle`` lets them read task files that are pickles), or ``records`` already
+    featurized are used. The model keeps the recipe it was trained with and predicts at once.
     """
-    cfg = config or PretrainConfig()
-    if nproc < 1:
-        raise ValueError(f"nproc must be at least 1, got {nproc}")
+    from ..ansor.cost_model import GNNCostModel
+
+    recipe = recipe or PretrainRecipe()
+    model = GNNCostModel(model_config=recipe.model, trainer_config=recipe.trainer,
+                         featurizer_config=recipe.featurizer)
     with tempfile.TemporaryDirectory(prefix="gnn-shards-") as tmp:
         root = cache_dir or tmp
         if records is not None:
-            store = store_records(records, root, cfg.shard_size)
+            store = store_records(records, root, recipe.pretrain.shard_size)
         else:
-            store = featurize_logs(model, logs, root, cfg.shard_size, workers, trust_pickle)
-        logger.info("pretrain: %d records of %d tasks in %d shards", len(store),
-                    len(store.tasks), len(store.shards))
-        train, val = split_task_names(store.tasks, cfg.val_fraction, cfg.seed)
-        trainer = model.trainer
-        trainer.model.set_normalization_stats(*store.feature_stats(sorted(train)))
-        job = _Job(store, train, val, cfg, trainer.config, progress)
-        if nproc == 1:
-            out = _epochs(trainer.model, make_optimizer(trainer.model, trainer.config), job,
-                          rank=0, world=1)
-        else:
-            out = _spawn(trainer.model, job, nproc)
-    model.recipe = PretrainRecipe(trainer.model_config, trainer.config, cfg)
-    # Exploration noise is for a model that knows a new task only through a few others;
-    # a model pretrained on many tasks ranks a new task's programs from the first round, and
-    # fine-tunes gently, once enough of the new network is measured.
-    trainer.adopt(out.pop("state"), dataclasses.replace(
-        trainer.config, explore_records=0, num_warmup_sample=cfg.finetune_after,
-        lr=cfg.finetune_lr))
+            store = featurize_logs(model.featurizer, logs, root, recipe.pretrain.shard_size,
+                                   workers, trust_pickle)
+        result = pretrain(model.trainer, store, recipe, progress, nproc)
+    model.adopt_pretrained(result.state, recipe)
+    return model, result
+
+
+def pretrain(trainer: OnlineTrainer, store: RecordStore, recipe: PretrainRecipe,
+             progress: bool = False, nproc: int = 1) -> PretrainResult:
+    """Train ``trainer``'s GNN on the records of ``store`` by ``recipe.pretrain``; returns
+    what was done, with the best weights in ``state`` (for the adapter to adopt).
+
+    Each epoch streams the store's shards, ``mix`` at a time, so memory does not grow with
+    the corpus. Whole tasks are held out for validation (``val_fraction``); the weights of
+    the epoch with the best validation pairwise accuracy are kept (the last epoch's when no
+    task is held out), and training stops after ``patience`` epochs without a better one.
+    With ``nproc > 1`` the epochs run data-parallel in ``nproc`` processes
+    (``torch.distributed`` DDP over gloo on 127.0.0.1): each global batch is split between
+    the processes, the loss ranks the pairs of the whole batch from the gathered scores, and
+    the gradients are averaged, so each step's gradient is one process's, up to rounding and
+    dropout's draws.
+    """
+    cfg = recipe.pretrain
+    if nproc < 1:
+        raise ValueError(f"nproc must be at least 1, got {nproc}")
+    logger.info("pretrain: %d records of %d tasks in %d shards", len(store),
+                len(store.tasks), len(store.shards))
+    train, val = split_task_names(store.tasks, cfg.val_fraction, cfg.seed)
+    trainer.model.set_normalization_stats(*store.feature_stats(sorted(train)))
+    job = _Job(store, train, val, cfg, trainer.config, progress)
+    if nproc == 1:
+        out = _epochs(trainer.model, make_optimizer(trainer.model, trainer.config), job,
+                      rank=0, world=1)
+    else:
+        out = _spawn(trainer.model, job, nproc)
     return PretrainResult(train_tasks=len(train), val_tasks=len(val), records=len(store),
                           shards=len(store.shards), **out)
 
@@ -326,5 +343,5 @@ def _ddp_worker(rank: int, world: int, port: int, net, job: _Job, out: str) -> N
         dist.destroy_process_group()
 
 
-__all__ = ["PretrainConfig", "PretrainRecipe", "PretrainResult", "Records", "load_records", "pretrain",
-           "split_task_names", "split_tasks"]
+__all__ = ["PretrainConfig", "PretrainRecipe", "PretrainResult", "Records", "load_records",
+           "pretrain", "pretrain_logs", "split_task_names", "split_tasks"]

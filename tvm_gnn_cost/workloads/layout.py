@@ -7,7 +7,8 @@ TVM 0.19 that fails for the matrix products of fully connected layers: every sch
 name_to_arg.end()``), and a ``batch_matmul`` whose weight is broadcast over the batch (what
 every ``torch.nn.Linear`` on a 3-D input becomes) tunes, then breaks ``relay.build``
 (``ValueError: The indices must be expression``). Those tasks are tuned without the rewrite,
-and :class:`ApplyBest` builds them without it; convolutions keep it.
+and :class:`tvm_gnn_cost.ansor.build.ApplyBest` builds them without it; convolutions keep
+it.
 """
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from typing import FrozenSet, Iterable, List, Tuple
 
 from tvm import auto_scheduler
 from tvm.auto_scheduler.compute_dag import LayoutRewriteOption
-from tvm.auto_scheduler.relay_integration import TracingEnvironment, TracingMode
 
 #: Fused operators (task names) whose layout rewrite TVM 0.19 cannot build.
 NO_REWRITE_OPS = re.compile(r"nn_(dense|batch_matmul|matmul)")
@@ -37,21 +37,4 @@ def without_broken_rewrite(tasks: Iterable) -> Tuple[List, FrozenSet[str]]:
     return out, frozenset(keys)
 
 
-class ApplyBest(auto_scheduler.ApplyHistoryBest):
-    """``ApplyHistoryBest`` that leaves the weights of ``no_rewrite`` workloads in their
-    layout: the build asks for a schedule twice, once to plan layout rewrites and once to
-    compile; for those workloads the first is answered with none."""
-
-    def __init__(self, records, no_rewrite: Iterable[str] = ()):
-        super().__init__(records)
-        self.no_rewrite = frozenset(no_rewrite)
-
-    def query(self, target, workload_key, has_complex_op, dag, func_name):
-        env = TracingEnvironment.current
-        if (workload_key in self.no_rewrite and env is not None
-                and env.tracing_mode == TracingMode.PREPARE_LAYOUT_REWRITE):
-            return None
-        return super().query(target, workload_key, has_complex_op, dag, func_name)
-
-
-__all__ = ["ApplyBest", "NO_REWRITE_OPS", "without_broken_rewrite"]
+__all__ = ["NO_REWRITE_OPS", "without_broken_rewrite"]

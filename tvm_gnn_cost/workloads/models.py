@@ -25,6 +25,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .convert import convert_layout
 from .errors import error_summary
 from .onnx_compat import CHECKER_WARNING, reduce_axes_as_attributes
 
@@ -121,8 +122,6 @@ def load_model(spec: str, input_shapes: Optional[Dict[str, Tuple[int, ...]]] = N
         raise ValueError(f"{spec!r} is neither a model file (.onnx, .pt) nor an entry point "
                          "(package.module:function)")
     if layout:
-        from .networks import convert_layout
-
         source.mod = convert_layout(source.mod, layout)
     return source
 

@@ -6,6 +6,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
+import numpy as np
 import tvm
 
 try:
@@ -13,6 +14,8 @@ try:
 except ImportError:  # apache-tvm >= 0.20: no Relay, no Ansor (MetaSchedule imports through Relax)
     auto_scheduler = relay = None
 
+from .convert import convert_layout
+from .inputs import InputRange, input_ranges, random_inputs
 from .targets import without_tophub
 
 logger = logging.getLogger("tvm_gnn_cost")
@@ -39,28 +42,15 @@ class Workload:
     no_rewrite: FrozenSet[str] = frozenset()  # workloads tuned and built without layout rewrite
     reference: Optional[Callable] = None  # the original model run by its framework (models.py)
     framework: str = ""  # what runs the reference: "torch", "onnxruntime"
+    input_ranges: Dict[str, InputRange] = field(default_factory=dict)  # inputs.input_ranges
 
     @property
     def is_network(self) -> bool:
         return self.mod is not None
 
-
-#: ``--desired-layout`` choices: convolutions in NHWC (what Ansor's CPU schedules are written
-#: for, as its tutorials and tvmc's ``--desired-layout NHWC`` use) or as the model has them.
-LAYOUTS = ("NHWC", "NCHW")
-
-
-def convert_layout(mod, layout: str = "NHWC"):
-    """``mod`` with its 2-D convolutions in ``layout`` (Relay's ``ConvertLayout``)."""
-    if layout not in LAYOUTS:
-        raise ValueError(f"layout {layout!r} is not one of {', '.join(LAYOUTS)}")
-    seq = tvm.transform.Sequential([
-        relay.transform.InferType(),
-        relay.transform.ConvertLayout({"nn.conv2d": [layout, "default"],
-                                       "qnn.conv2d": [layout, "default"]}),
-    ])
-    with tvm.transform.PassContext(opt_level=3):
-        return seq(mod)
+    def feeds(self, seed: int = 0) -> Dict[str, np.ndarray]:
+        """Random inputs of the network, each over the range it accepts (:mod:`.inputs`)."""
+        return random_inputs(self.inputs, seed, self.input_ranges)
 
 
 def relay_network(name: str, batch_size: int = 1,
@@ -178,16 +168,22 @@ def load_workload(name: str, target, batch_size: int = 1,
                   input_shape: Optional[Sequence[int]] = None,
                   input_shapes: Optional[Dict[str, Tuple[int, ...]]] = None,
                   layout: Optional[str] = "NHWC",
-                  input_dtypes: Optional[Dict[str, str]] = None) -> Workload:
+                  input_dtypes: Optional[Dict[str, str]] = None,
+                  ranges: Optional[Dict[str, InputRange]] = None) -> Workload:
     """Tasks (and, for networks, the relay module) of ``name`` for ``target``.
 
     ``name`` is a built-in network or operator (:data:`NETWORKS`), or a user's model: an ONNX
     or TorchScript file or a ``package.module:function`` entry point
     (:mod:`.models`, with ``input_shapes``, ``input_dtypes`` and the convolution ``layout``).
+    ``ranges`` sets the range an input's check values are drawn from
+    (:func:`.inputs.input_ranges` says the default).
     """
     from .models import is_model_spec, load_model, torch_reference
 
     without_tophub()
+    if ranges and name in ("matmul", "conv2d", "demo"):
+        raise ValueError(f"input ranges are for networks; the single operators of {name} are "
+                         "checked on values in [0, 1)")
     if name in ("matmul", "conv2d"):
         tasks = single_op_tasks(name, target, batch_size, input_shape)
         return Workload(name, tasks, [1] * len(tasks))
@@ -209,15 +205,12 @@ def load_workload(name: str, target, batch_size: int = 1,
     else:
         raise ValueError(f"unknown network {name!r}: give one of {', '.join(NETWORKS)}, an "
                          "ONNX or TorchScript file, or a package.module:function entry point")
-    return _network_workload(name, mod, params, inputs, target, reference, framework)
+    from .layout import without_broken_rewrite  # Ansor's: apache-tvm has none
 
-
-def _network_workload(name, mod, params, inputs, target, reference, framework) -> Workload:
-    from .layout import without_broken_rewrite
 
     tasks, weights = auto_scheduler.extract_tasks(mod["main"], params, target)
     if not tasks:
         raise ValueError(f"no tunable task found in {name} for target {target}")
     tasks, no_rewrite = without_broken_rewrite(tasks)
     return Workload(name, tasks, [int(w) for w in weights], mod, params, inputs, no_rewrite,
-                    reference, framework)
+                    reference, framework, input_ranges(inputs, mod, ranges))

@@ -35,20 +35,39 @@ def with_num_cores(target, num_cores: int = 0) -> tvm.target.Target:
 def shipped_prior_mismatch(target) -> Optional[str]:
     """Why the shipped checkpoint should not rank programs for ``target``, or None if it may.
 
-    It was trained on x86-64 CPUs with AVX-512 (AMD Zen 4 and Zen 5; an Intel Rocket Lake
-    host's programs it ranks as well: benchmarks/results/pretrain-accuracy.md). Another ISA,
-    a CPU without AVX-512 (or a target without ``-mcpu``: generic x86-64 code), or a GPU is
-    not what it learned.
+    The rule, here and nowhere else: the shipped prior ranks programs of an LLVM target that
+    compiles x86-64 code (``-mtriple`` x86_64 or amd64, or none on an x86-64 machine) with
+    AVX-512 (``-mcpu`` of a CPU that has it, or ``-mattr=+avx512f``). It was trained on AMD
+    Zen 4 and Zen 5 programs, and checked on two Intel designs it never saw: it ranks Rocket
+    Lake's programs as well as Zen's (benchmarks/results/pretrain-accuracy.md) and leads
+    stock Ansor early on Emerald Rapids (benchmarks/results/default-model.md); other AVX-512
+    CPUs get it on that evidence. Another ISA, x86-64 without AVX-512 (plain ``llvm`` is
+    generic x86-64 code), or a GPU is not what it learned.
     """
     target = tvm.target.Target(target)
     if target.kind.name != "llvm":
         return f"target kind {target.kind.name!r} is not a CPU"
-    triple = str(target.attrs.get("mtriple", "")) or tvm.target.codegen.llvm_get_system_triple()
-    if not triple.startswith("x86_64"):
-        return f"it was trained on x86-64 CPUs, not {triple.split('-')[0]}"
+    arch = _target_arch(target)
+    if arch != "x86_64":
+        return f"it was trained on x86-64 CPUs, not {arch}"
     if not tvm.target.codegen.llvm_cpu_has_features(["avx512f"], target):
-        cpu = target.mcpu or "generic x86-64 (no -mcpu)"
+        cpu = (f"-mcpu={target.mcpu}" if target.mcpu
+               else "generic x86-64 code (no -mcpu, no -mattr=+avx512f)")
         return f"it was trained on CPUs with AVX-512, which {cpu} has not"
+    return None
+
+
+def shipped_prior(target=None, warn: bool = True) -> Optional[str]:
+    """The shipped checkpoint's path where it fits ``target`` (default: this CPU) by
+    :func:`shipped_prior_mismatch`, else None, with a warning that says why unless ``warn``
+    is False."""
+    from ..core.checkpoint import SHIPPED_CHECKPOINT
+
+    why = shipped_prior_mismatch(target if target is not None else host_target())
+    if why is None:
+        return SHIPPED_CHECKPOINT
+    if warn:
+        logger.warning("the online GNN alone, without the shipped prior: %s", why)
     return None
 
 
@@ -126,4 +145,5 @@ def check_target(target) -> None:
                            "device's -mcpu.", str(target), arch)
 
 
-__all__ = ["check_target", "host_target", "shipped_prior_mismatch", "with_num_cores", "without_tophub"]
+__all__ = ["check_runs_here", "check_target", "host_target", "shipped_prior",
+           "shipped_prior_mismatch", "with_num_cores", "without_tophub"]
