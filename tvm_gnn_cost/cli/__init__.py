@@ -5,6 +5,7 @@ datasets, pretrain and evaluate. One module per command: ``add_parser`` and ``ru
     tvm-gnn-cost compare --network resnet-18 --models gnn,xgb,random --trials 500 --seeds 3 --out runs/r18
     tvm-gnn-cost plot runs/r18
     tvm-gnn-cost collect --network resnet-18 --programs-per-task 64 --out data/r18.json
+    tvm-gnn-cost import their-logs/*.json --network my_pkg.models:build --out data/imported
     tvm-gnn-cost pretrain data/*.json --out gnn-cpu.pt
     tvm-gnn-cost evaluate --model gnn-cpu.pt data/validation/*.json --baseline xgb --train data/*.json
 """
@@ -16,12 +17,12 @@ import signal
 import sys
 from typing import List, Optional
 
-from . import collect, compare, evaluate, plot, pretrain, tune
+from . import collect, compare, evaluate, import_logs, plot, pretrain, tune
 from ..signals import stop_signals_raise
 from .common import require_ansor
 
 COMMANDS = {"tune": tune, "compare": compare, "plot": plot, "collect": collect,
-            "pretrain": pretrain, "evaluate": evaluate}
+            "import": import_logs, "pretrain": pretrain, "evaluate": evaluate}
 
 #: How to go on after Ctrl-C or SIGTERM, by command.
 AFTER_INTERRUPT = {

@@ -37,8 +37,9 @@ def add_workload_args(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--network", required=True,
                    help="your model: an ONNX file, a TorchScript file (.pt) or a "
-                        "package.module:function returning (torch.nn.Module, example inputs) "
-                        "or the module alone (give --input-shapes); "
+                        "package.module:function returning (torch.nn.Module, example inputs), "
+                        "the module alone (give --input-shapes), or a Relay (tvm.IRModule, "
+                        "params); "
                         f"or a built-in one: {', '.join(NETWORKS)}")
     p.add_argument("--input-shapes", default=None, metavar="'NAME:[D1,D2,...] ...'",
                    help="input shapes of a model file or of a module an entry point returns "

@@ -6,11 +6,12 @@
 - a Python entry point (``my_pkg.models:build``): a function that returns a
   ``torch.nn.Module`` and its example inputs (a tensor or a sequence of them), or the module
   alone (a constructor such as ``torchvision.models:resnet18``), its inputs then given by
-  ``--input-shapes`` as for TorchScript.
+  ``--input-shapes`` as for TorchScript; or a Relay model, ``(tvm.IRModule, params)`` as
+  ``relay.testing`` gives one.
 
 Each comes with a reference: the original model run by its own framework (ONNX Runtime, or
 torch eager), which a tuned build's outputs are checked against and whose time it is
-compared with.
+compared with; a Relay model is checked against its untuned build.
 """
 from __future__ import annotations
 
@@ -47,8 +48,8 @@ class ModelSource:
     mod: object  # tvm.IRModule
     params: dict
     inputs: Dict[str, Tuple[Tuple[int, ...], str]]  # name -> (shape, dtype), in order
-    reference: Reference
-    framework: str  # "onnxruntime" or "torch"
+    reference: Optional[Reference]  # None: checked against its untuned TVM build
+    framework: str  # "onnxruntime", "torch", or "" (a Relay model)
 
 
 def is_model_spec(spec: str) -> bool:
@@ -238,7 +239,10 @@ def _torchscript_inputs(path: str, module, shapes: Dict[str, Tuple[int, ...]]
 
 def _from_entry_point(spec: str, shapes: Dict[str, Tuple[int, ...]],
                       dtypes: Dict[str, str]) -> ModelSource:
-    name, module, examples, names = load_entry_point(spec, shapes, dtypes)
+    out = _call(spec)
+    if _is_relay(out):
+        return _relay_source(spec, *out, shapes)
+    name, module, examples, names = _torch_module(spec, out, shapes, dtypes)
     return _torch_source(name, module, examples, names)
 
 
@@ -251,9 +255,14 @@ def load_entry_point(spec: str, shapes: Optional[Dict[str, Tuple[int, ...]]] = N
     The inputs are the function's own, or zeros of ``shapes`` (and ``dtypes``) where it
     returns the module alone.
     """
-    import torch
+    out = _call(spec)
+    if _is_relay(out):
+        raise ValueError(f"{spec} returns a Relay module; this path takes a torch.nn.Module")
+    return _torch_module(spec, out, dict(shapes or {}), dict(dtypes or {}))
 
-    shapes, dtypes = dict(shapes or {}), dict(dtypes or {})
+
+def _call(spec: str):
+    """What the entry point ``package.module:function`` returns."""
     module_name, _, func_name = spec.partition(":")
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.append(os.getcwd())  # as `python -m` finds a module of the working folder
@@ -265,7 +274,38 @@ def load_entry_point(spec: str, shapes: Optional[Dict[str, Tuple[int, ...]]] = N
             hint = (f"A compiled library named like the module ({module_name.split('.')[-1]}"
                     ".so, an earlier --export?) hides it: rename or move the library")
         raise ValueError(f"cannot load {spec}: {err}. {hint}") from err
-    out = func()
+    return func()
+
+
+def _is_relay(out) -> bool:
+    """``(tvm.IRModule, params)``: a Relay model, as TVM's own ``relay.testing`` gives one."""
+    if not (isinstance(out, tuple) and len(out) == 2):
+        return False
+    import tvm
+
+    return isinstance(out[0], tvm.IRModule)
+
+
+def _relay_source(spec: str, mod, params: dict, shapes: Dict[str, Tuple[int, ...]]
+                  ) -> ModelSource:
+    """A Relay model from an entry point: its inputs are the main function's parameters that
+    ``params`` does not bind; its outputs are checked against its untuned build."""
+    from tvm import relay
+
+    if shapes:
+        raise ValueError(f"{spec} returns a Relay module, whose input shapes are its own; "
+                         "drop --input-shapes")
+    mod = relay.transform.InferType()(mod)
+    inputs = {p.name_hint: (tuple(int(d) for d in p.checked_type.shape), p.checked_type.dtype)
+              for p in mod["main"].params if p.name_hint not in params}
+    return ModelSource(spec.partition(":")[2], mod, params, inputs, None, "")
+
+
+def _torch_module(spec: str, out, shapes: Dict[str, Tuple[int, ...]],
+                  dtypes: Dict[str, str]) -> Tuple[str, object, list, List[str]]:
+    import torch
+
+    func_name = spec.partition(":")[2]
     if isinstance(out, torch.nn.Module):  # a model constructor, such as torchvision's
         if not shapes:
             raise ValueError(f"{spec} returned a module without example inputs; give its input "
@@ -273,8 +313,8 @@ def load_entry_point(spec: str, shapes: Optional[Dict[str, Tuple[int, ...]]] = N
                              "example inputs)")
         return func_name, out.eval(), _zeros(shapes, dtypes), list(shapes)
     if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], torch.nn.Module)):
-        raise ValueError(f"{spec} must return a torch.nn.Module or (module, example inputs); it "
-                         f"returned {type(out).__name__}")
+        raise ValueError(f"{spec} must return a torch.nn.Module, (module, example inputs) or "
+                         f"(tvm.IRModule, params); it returned {type(out).__name__}")
     if shapes:
         raise ValueError(f"{spec} gives its own example inputs; drop --input-shapes")
     module, examples = out

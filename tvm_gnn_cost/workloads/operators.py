@@ -52,3 +52,42 @@ def demo_tasks(target=None) -> List["auto_scheduler.SearchTask"]:
         auto_scheduler.SearchTask(func="tvm_gnn_cost.conv2d_bias_relu", args=(1, 14, 14, 64, 64, 3),
                                   target=target),
     ]
+
+
+def from_shapes(shapes, dtype: str = "float32"):
+    """The TE tensors of a single operator recognized from its arguments' shapes (inputs then
+    output, as a workload key lists them), or None: ``matmul`` ``[m, k] [k, n] -> [m, n]``,
+    ``dense`` ``[m, k] [n, k] -> [m, n]``, and ``batch_matmul`` with the second operand
+    ``[b, k, n]`` or ``[b, n, k]``. What a foreign log's task is rebuilt from when its
+    network is not at hand (``tvm-gnn-cost import``)."""
+    shapes = [tuple(int(d) for d in s) for s in shapes]
+    if len(shapes) != 3 or len({len(s) for s in shapes}) != 1 or len(shapes[0]) not in (2, 3):
+        return None
+    a, b, out = shapes
+    batched = len(a) == 3
+    if batched and not (a[0] == out[0] and b[0] in (a[0], 1)):
+        return None
+    m, k = a[-2:]
+    if out[-2] != m:
+        return None
+    n = out[-1]
+    if b[-2:] == (k, n):
+        transposed = False
+    elif b[-2:] == (n, k):
+        transposed = True
+    else:
+        return None
+    x = te.placeholder(a, name="A", dtype=dtype)
+    y = te.placeholder(b, name="B", dtype=dtype)
+    r = te.reduce_axis((0, k), name="k")
+
+    def at(*idx):  # the second operand at (batch, reduce, column)
+        bi, j = idx[:-1], idx[-1]
+        lead = (0 if b[0] == 1 else bi[0],) if batched else ()
+        return y[lead + ((j, r) if transposed else (r, j))]
+
+    if batched:
+        c = te.compute(out, lambda z, i, j: te.sum(x[z, i, r] * at(z, j), axis=r), name="C")
+    else:
+        c = te.compute(out, lambda i, j: te.sum(x[i, r] * at(j), axis=r), name="C")
+    return [x, y, c]
