@@ -97,7 +97,8 @@ def test_the_data_card_and_readme_count_what_data_holds():
     import re
 
     counts = {}
-    for folder in ("train", "validation", "test", os.path.join("corpus", "train"), "deep"):
+    for folder in ("train", "validation", "test", os.path.join("corpus", "train"), "deep",
+                   os.path.join("imported", "tlcbench-platinum-8358")):
         logs = [p for p in glob.glob(os.path.join(REPO, "data", folder, "*.json.gz"))
                 if not p.endswith(".tasks.json.gz")]
         records = 0
@@ -115,7 +116,7 @@ def test_the_data_card_and_readme_count_what_data_holds():
     def said(n):
         return f"{n:,}"
 
-    assert card.startswith(f"# Data card: {said(total)} measured random programs, "
+    assert card.startswith(f"# Data card: {said(total)} measured programs, "
                            f"{sum(n for n, _ in counts.values())} logs")
     assert re.search(rf"The three sets hold {said(in_sets)} in {sum(n for n, _ in sets)} logs: "
                      rf"training {said(sets[0][1])} .*\({sets[0][0]} logs.*validation "
@@ -123,5 +124,8 @@ def test_the_data_card_and_readme_count_what_data_holds():
                      rf".*\({sets[2][0]} logs", card)
     assert f"{said(counts[os.path.join('corpus', 'train')][1])} records of 11 more" in card
     assert f"{said(counts['deep'][1])} deeper records" in card
-    assert f"`data/` holds {said(total)} measured random programs" in readme
+    imported = counts[os.path.join("imported", "tlcbench-platinum-8358")]
+    assert f"and {said(imported[1])} records imported from public tuning logs" in card
+    assert f"{imported[0]} logs, {said(imported[1])} records read" in card
+    assert f"`data/` holds {said(total)} measured programs" in readme
     assert f"the three sets of networks hold {said(in_sets)}" in readme
