@@ -5,7 +5,9 @@ are split by what differs between the two programs in their heaviest stage (the 
 most float operations): the stage structure (which stages exist and where each is attached),
 the vectorized inner extent, the parallel extent. A representation that misses tile-level
 effects ranks pairs that share all three worst. Pairs are also split by how long their task's
-best program takes (the heavy tasks decide a search). Then, per candidate quantity of that stage, its
+best program takes (the heavy tasks decide a search), and the pairs whose two programs are both in
+their task's fastest quarter (the near-best, where a search's last rounds are decided). Then,
+per candidate quantity of that stage, its
 rank correlation with the model's error (true rank minus predicted rank, within the task; mean
 over tasks): a quantity the model lacks correlates with its error.
 
@@ -58,6 +60,7 @@ def main() -> int:
     ap.add_argument("--lanes", type=int, default=16, help="float32 lanes of the hosts' vectors")
     ap.add_argument("--xgb", action="store_true",
                     help="also XGBModel trained on --train, on the same pairs")
+    ap.add_argument("--json", default=None, help="also write the accuracies here, for scripts")
     args = ap.parse_args()
     model = GNNCostModel()
     model.load(args.model)
@@ -96,6 +99,13 @@ def main() -> int:
                     if np.std(v) > 0:
                         corr.setdefault(k, []).append(
                             (spearmanr(v, error)[0], spearmanr(v, y)[0], spearmanr(v, s)[0]))
+    if args.json:
+        import json
+
+        with open(args.json, "w") as f:
+            json.dump({"tasks": len(groups), "pairs": {
+                name: {k: {"right": r, "pairs": n, "accuracy": r / max(n, 1)}
+                       for k, (r, n) in p.items()} for name, p in pairs.items()}}, f, indent=1)
     print(f"{len(groups)} tasks; pairs of a task at least 1.1x apart; pairwise accuracy\n")
     print("| pairs | count | " + " | ".join(pairs) + " |\n|---|---:|" + "---:|" * len(pairs))
     for k, (_, n) in pairs["GNN"].items():
@@ -130,12 +140,16 @@ def _pair_kinds(graphs: list, q: List[Dict[str, float]], y: np.ndarray,
         masks[f"different {k}"] = ~m
     masks["same in all three"] = np.logical_and.reduce(list(same.values()))
     apart = np.abs(y[i] - y[j])
+    fast = y >= np.quantile(y, 0.75)  # the task's fastest quarter
+    masks["near-best (both in the task's fastest quarter)"] = fast[i] & fast[j]
     masks["1.1-2x apart"] = apart < np.log(2)
     masks["2x or more apart"] = apart >= np.log(2)
     best = np.exp(-y.max())
     size = "under 10 us" if best < 1e-5 else "10-100 us" if best < 1e-4 else "100 us or more"
     for other in ("under 10 us", "10-100 us", "100 us or more"):
         masks[f"tasks whose best program takes {other}"] = np.full(len(i), other == size)
+    masks["near-best of the tasks of 100 us or more"] = (
+        masks["near-best (both in the task's fastest quarter)"] & (size == "100 us or more"))
     return i, j, masks
 
 
