@@ -21,6 +21,7 @@ from tvm.auto_scheduler.relay_integration import TracingEnvironment, TracingMode
 from ..workloads.harness import (Timer, check_outputs, export_library, graph_timer,
                                  reference_timer, run_network, time_side_by_side)
 from ..workloads.inputs import random_inputs
+from ..workloads.layout import use_rewritable_dense
 from ..workloads.networks import Workload
 from ..workloads.targets import without_tophub
 from .logs import valid_workloads
@@ -80,6 +81,7 @@ def build_network(workload: Workload, target, log_file: Optional[str] = None):
     warning.
     """
     without_tophub()
+    use_rewritable_dense()  # the dense the tasks were extracted with
     try:
         return _relay_build(workload, target, log_file, {})
     except tvm.TVMError as err:

@@ -205,9 +205,11 @@ def load_workload(name: str, target, batch_size: int = 1,
     else:
         raise ValueError(f"unknown network {name!r}: give one of {', '.join(NETWORKS)}, an "
                          "ONNX or TorchScript file, or a package.module:function entry point")
-    from .layout import without_broken_rewrite  # Ansor's: apache-tvm has none
+    from .layout import (broadcast_weights_to_dense, use_rewritable_dense,  # Ansor's
+                         without_broken_rewrite)
 
-
+    use_rewritable_dense()
+    mod = broadcast_weights_to_dense(mod)
     tasks, weights = auto_scheduler.extract_tasks(mod["main"], params, target)
     if not tasks:
         raise ValueError(f"no tunable task found in {name} for target {target}")
