@@ -22,9 +22,14 @@ def records(log):
 
 def test_tune_writes_a_standard_log_and_times_the_result(tmp_path, capsys):
     log = str(tmp_path / "mm.json")
-    assert main(["tune", *MATMUL, "--model", "gnn", "--trials", "8", "--log", log,
+    assert main(["tune", *MATMUL, "--model", "gnn", "--trials-per-task", "8", "--log", log,
                  "--save-model", str(tmp_path / "gnn.pt")]) == 0
     out = capsys.readouterr().out
+    assert "budget: 8 trials (8 a task)" in out
+    # the budget tells the truth: the one task stays in its first round, and says so
+    assert "warning: 8 trials leave tasks in their first round" in out
+    assert "16 trials (16 a task) give every task a second round" in out
+    assert "trials a task: " in out and out.split("trials a task: ")[1].split("\n")[0].endswith(" 8")
     assert "measured latency with the best schedules" in out
     assert len(records(log)) == 8  # TVM's own reader takes it
     assert os.path.getsize(tmp_path / "gnn.pt") > 0
@@ -105,7 +110,8 @@ def test_compare_writes_curves_plot_and_summary(tmp_path, capsys):
 
 def test_budgets_that_cannot_run_are_refused_before_any_work(tmp_path, capsys):
     log = str(tmp_path / "x.json")
-    for bad in (["--trials", "0"], ["--trials", "-5"],
+    for bad in (["--trials", "0"], ["--trials", "-5"], ["--trials-per-task", "0"],
+                ["--trials", "8", "--trials-per-task", "4"],
                 ["--trials", "8", "--measures-per-round", "0"]):
         with pytest.raises(SystemExit) as refused:
             main(["tune", "--network", "matmul", *bad, "--log", log])

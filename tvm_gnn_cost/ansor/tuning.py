@@ -73,6 +73,31 @@ def check_budget(tasks: Sequence, trials: int, measures_per_round: int = 16) -> 
             f"{measures_per_round})")
 
 
+def first_rounds_only(n_tasks: int, trials: int, first_round: int,
+                      measures_per_round: int) -> Optional[str]:
+    """A warning when ``trials`` leave tasks in their first round (``TaskScheduler`` gives
+    every task one round before any gets a second), saying the budget that would not; None
+    when every task can have a second round."""
+    needed = n_tasks * (first_round + measures_per_round)
+    if trials >= needed:
+        return None
+    return (f"{trials} trials leave tasks in their first round of {first_round} programs "
+            f"(every task gets one before any gets a second, {n_tasks * first_round} trials): "
+            f"{needed} trials ({first_round + measures_per_round} a task) give every task a "
+            "second round")
+
+
+def trials_by_task(log_file: str, tasks: Sequence[auto_scheduler.SearchTask]) -> Dict[str, int]:
+    """Records of each of ``tasks`` (by description, else workload key) in ``log_file``."""
+    names = {(t.workload_key, str(t.target)): t.desc or t.workload_key for t in tasks}
+    counts = {name: 0 for name in names.values()}
+    for inp in read_log(log_file)[0] if os.path.exists(log_file) else []:
+        name = names.get((inp.task.workload_key, str(inp.task.target)))
+        if name is not None:
+            counts[name] += 1
+    return counts
+
+
 def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_file: str,
          weights: Optional[Sequence[float]] = None, seed: int = 0,
          search_params: Optional[Dict] = None, measures_per_round: int = 16,

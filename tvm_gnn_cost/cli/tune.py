@@ -19,8 +19,13 @@ def add_parser(sub) -> argparse.ArgumentParser:
     add_workload_args(t)
     t.add_argument("--model", choices=list(TUNE_MODELS), default="gnn",
                    help=", ".join(f"{m.name} ({m.help})" for m in TUNE_MODELS.values()))
-    t.add_argument("--trials", type=at_least(1), required=True,
-                   help="total measurement trials, at least one a task")
+    budget = t.add_mutually_exclusive_group(required=True)
+    budget.add_argument("--trials", type=at_least(1),
+                        help="total measurement trials, at least one a task")
+    budget.add_argument("--trials-per-task", type=at_least(1), metavar="N",
+                        help="N trials for each task of the network (the total is N times the "
+                             "tasks; Ansor's scheduler still gives more to the tasks that cut "
+                             "the most latency)")
     t.add_argument("--log", required=True, help="Ansor log to write (standard format)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--resume", action="store_true",
@@ -44,7 +49,7 @@ def describe(model) -> str:
 
 
 def run(args) -> int:
-    from ..ansor.tuning import count_records, tune
+    from ..ansor.tuning import count_records, first_rounds_only, trials_by_task, tune
 
     target = parse_target(args.target, args.rpc_key)
     if os.path.exists(args.log) and not args.resume:
@@ -67,6 +72,9 @@ def run(args) -> int:
         if path:
             ensure_folder(flag, path)
     print(f"{args.network}: {len(workload.tasks)} tasks, target {target}", flush=True)
+    if args.trials_per_task:
+        args.trials = args.trials_per_task * len(workload.tasks)
+        print(f"budget: {args.trials} trials ({args.trials_per_task} a task)", flush=True)
     if not (args.resume and count_records(args.log, workload.tasks)):
         # a resumed log with none of these tasks' records starts afresh: same minimum
         check_budget(workload.tasks, args.trials, args.measures_per_round)
@@ -78,6 +86,9 @@ def run(args) -> int:
     if first != args.measures_per_round:
         print(f"rounds: {first} programs in each task's first round, "
               f"{args.measures_per_round} after (--first-round)", flush=True)
+    short = first_rounds_only(len(workload.tasks), args.trials, first, args.measures_per_round)
+    if short:
+        print(f"warning: {short}", flush=True)
     curve = tune(workload.tasks, model, args.trials, args.log, weights=workload.weights,
                  seed=args.seed, search_params=search_params(args),
                  measures_per_round=args.measures_per_round, first_round=first,
@@ -85,6 +96,8 @@ def run(args) -> int:
     if curve.trials:
         print(f"tuned to {curve.trials[-1]} trials in {curve.wall:.0f} s; estimated latency "
               f"{curve.final * 1e3:.4f} ms; log {args.log}")
+        counts = trials_by_task(args.log, workload.tasks)
+        print("trials a task: " + ", ".join(f"{name} {n}" for name, n in counts.items()))
     if args.save_model and hasattr(model, "save"):
         model.save(args.save_model)
         print(f"model saved to {args.save_model}")
