@@ -15,6 +15,7 @@ except ImportError:  # apache-tvm >= 0.20: no Relay, no Ansor (MetaSchedule impo
     auto_scheduler = relay = None
 
 from .convert import convert_layout
+from .fusion import sink_reshapes
 from .inputs import InputRange, input_ranges, random_inputs
 from .targets import without_tophub
 
@@ -209,7 +210,7 @@ def load_workload(name: str, target, batch_size: int = 1,
                          without_broken_rewrite)
 
     use_rewritable_dense()
-    mod = broadcast_weights_to_dense(mod)
+    mod = sink_reshapes(broadcast_weights_to_dense(mod))
     tasks, weights = auto_scheduler.extract_tasks(mod["main"], params, target)
     if not tasks:
         raise ValueError(f"no tunable task found in {name} for target {target}")
