@@ -121,8 +121,15 @@ def test_an_encoder_from_an_entry_point_tunes_builds_and_runs(tmp_path, capsys):
     rewritten, every program measured."""
     from tvm import auto_scheduler
 
-    lib, out = tune("tiny_models:encoder", tmp_path, capsys, 9)
+    lib, out = tune("tiny_models:encoder", tmp_path, capsys, 9, "--profile")
     assert "9 tasks" in out and "outputs match torch" in out
+    # where the built network's time goes: each function, tuned or not, and the sums
+    assert "where the time goes" in out and "functions that are no task" in out
+    with open(tmp_path / "tuned.json.profile.json") as f:
+        profile = json.load(f)
+    assert profile["rows"] and any(r["tuned"] for r in profile["rows"])
+    assert profile["total_ms"] == pytest.approx(sum(r["ms"] for r in profile["rows"]))
+    assert profile["estimate_ms"] > 0 and profile["built_ms"] > 0
     inputs, results = auto_scheduler.RecordReader(str(tmp_path / "tuned.json")).read_lines()
     assert not [r for r in results if int(r.error_no) != 0]
     # the four dense tasks, measured with the weights in the layout their schedules read

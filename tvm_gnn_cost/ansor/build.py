@@ -25,6 +25,7 @@ from ..workloads.layout import use_rewritable_dense
 from ..workloads.networks import Workload
 from ..workloads.targets import without_tophub
 from .logs import valid_workloads
+from .profile import BuildProfile, profile_build
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -57,6 +58,7 @@ class BuildReport:
     fallback: List[str] = field(default_factory=list)  # tasks built with default schedules
     reference_latency: Optional[float] = None  # the framework's own time (seconds), if any
     exported: Optional[str] = None  # the compiled library's path
+    profile: Optional[BuildProfile] = None  # where its time goes, if asked
 
 
 def fallback_tasks(workload: Workload, log_file: str) -> List[str]:
@@ -140,9 +142,10 @@ def build_checked(workload: Workload, log_file: str, target) -> Built:
 
 def build_and_time(workload: Workload, log_file: str, target, number: int = 10,
                    repeat: int = 10, export: Optional[str] = None,
-                   min_repeat_ms: int = 100) -> BuildReport:
+                   min_repeat_ms: int = 100, profile: bool = False) -> BuildReport:
     """Build ``workload`` with the best schedules in ``log_file``, check its outputs, time it
-    and, if asked, export the library.
+    and, if asked, export the library and profile it (:mod:`.profile`: each fused function
+    timed alone).
 
     The build and the original model in its framework (if it has one) are timed in turns
     (:func:`~tvm_gnn_cost.workloads.harness.time_side_by_side`, ``repeat`` rounds): each gets
@@ -167,6 +170,8 @@ def build_and_time(workload: Workload, log_file: str, target, number: int = 10,
     if export and built.lib is not None:
         export_library(built.lib, export, workload.inputs)
         report.exported = export
+    if profile and built.lib is not None:
+        report.profile = profile_build(built.lib, workload, log_file, target)
     return report
 
 

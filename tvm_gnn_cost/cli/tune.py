@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
@@ -34,6 +35,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
     t.add_argument("--pretrained", default=None,
                    help="start the GNN from this checkpoint (see pretrain) and fine-tune it, "
                         "without a prior")
+    t.add_argument("--profile", action="store_true",
+                   help="after the build, time each fused function alone (TVM's debug "
+                        "executor) and show where the time goes: share, tuned or not, the "
+                        "tuned task's estimate; LOG.profile.json for scripts")
     t.add_argument("--export", default=None, metavar="LIB.so",
                    help="write the library built with the best schedules here, .so or .tar "
                         "(checked against the original model first)")
@@ -114,7 +119,8 @@ def build(workload, args, target) -> int:
     from ..workloads.harness import WrongResultError
 
     try:
-        report = build_and_time(workload, args.log, target, export=args.export)
+        report = build_and_time(workload, args.log, target, export=args.export,
+                                profile=args.profile)
     except WrongResultError as err:
         print(f"error: {err}. Every measured record is kept in {args.log}.", file=sys.stderr)
         return 1
@@ -133,6 +139,12 @@ def build(workload, args, target) -> int:
         line += (f"; {workload.framework} runs the original in "
                  f"{report.reference_latency * 1e3:.4f} ms (the two timed in turns)")
     print(line)
+    if report.profile:
+        print("where the time goes (each function timed alone):")
+        print(report.profile.describe(report.latency * 1e3))
+        with open(args.log + ".profile.json", "w") as f:
+            json.dump({"network": args.network, "log": args.log,
+                       "built_ms": report.latency * 1e3, **report.profile.to_dict()}, f, indent=1)
     if report.exported:
         print(f"compiled library: {report.exported} (inputs in {report.exported}.json; load it "
               "with tvm.runtime.load_module)")
