@@ -316,3 +316,18 @@ def test_compare_rebuilds_each_run_with_the_first_round_tune_gave_it(target):
         assert rounds[name] == default_first_round(model, 16), name
     assert rounds["gnn-prior"] < rounds["gnn-online"] == 16  # the check can tell them apart
     assert (rounds["gnn"] < 16) == ("znver4" in target)
+
+def test_cache_flush_is_asked_for_and_reaches_a_compare_child():
+    """--cache-flush times each program with cold caches, as TVM's x86 network tutorial does,
+    and compare's tune children get it with the other workload flags."""
+    from tvm_gnn_cost.cli import build_parser
+    from tvm_gnn_cost.cli.common import measure_settings, workload_argv
+
+    parse = build_parser().parse_args
+    flushed = parse(["tune", *MATMUL, "--trials", "8", "--log", "x.json", "--cache-flush"])
+    assert measure_settings(flushed).enable_cpu_cache_flush
+    assert not measure_settings(parse(["tune", *MATMUL, "--trials", "8", "--log", "x.json"])
+                                ).enable_cpu_cache_flush
+    child = workload_argv(parse(["compare", *MATMUL, "--trials", "8", "--out", "o",
+                                 "--cache-flush", "--input-shape", "64,64,64"]))
+    assert "--cache-flush" in child and child[child.index("--input-shape") + 1] == "64,64,64"

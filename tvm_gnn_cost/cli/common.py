@@ -68,6 +68,10 @@ def add_workload_args(p: argparse.ArgumentParser) -> None:
                    help="programs measured in each task's first round (default 8 for a model "
                         "with a prior, which ranks a task's first programs without its records; "
                         "as many as in the others otherwise)")
+    p.add_argument("--cache-flush", action="store_true",
+                   help="flush the CPU caches before each measured run, as TVM's x86 network "
+                        "tutorial does: a program is timed as it runs in a network, where its "
+                        "weights are not already in cache")
     p.add_argument("--rpc-key", default=None, help="measure on devices of this key at an RPC tracker")
     p.add_argument("--rpc-host", default="127.0.0.1")
     p.add_argument("--rpc-port", type=int, default=9190)
@@ -217,12 +221,23 @@ def parse_target(text: Optional[str], rpc_key: Optional[str] = None):
     return target
 
 
-def runner(args, settings=None):
-    """The runner of ``--rpc-key`` (an ``RPCRunner``) or a local one, timing as ``settings``
-    say (default: :data:`tvm_gnn_cost.ansor.measure.TUNING`)."""
+def measure_settings(args, base=None):
+    """How ``args`` ask programs to be timed: ``base`` (default
+    :data:`tvm_gnn_cost.ansor.measure.TUNING`) with ``--cache-flush``."""
+    from dataclasses import replace
+
     from ..ansor.measure import TUNING
 
-    return (settings or TUNING).runner(args.rpc_key, args.rpc_host, args.rpc_port)
+    settings = base or TUNING
+    if getattr(args, "cache_flush", False):
+        settings = replace(settings, enable_cpu_cache_flush=True)
+    return settings
+
+
+def runner(args, settings=None):
+    """The runner of ``--rpc-key`` (an ``RPCRunner``) or a local one, timing as
+    :func:`measure_settings` says."""
+    return measure_settings(args, settings).runner(args.rpc_key, args.rpc_host, args.rpc_port)
 
 
 def search_params(args):
