@@ -39,17 +39,27 @@ from tvm_gnn_cost.ansor.measure import LABELS, TUNING, MeasureSettings
 from tvm_gnn_cost.ansor.sampling import measure_states
 
 
+def _pick(g, per_task: int, spread: bool):
+    """The first ``per_task`` programs of a task, or (``spread``) ``per_task`` of its programs
+    that ran, evenly spaced over the log: a tuning log's first programs are its early ones,
+    its later ones near its best."""
+    if not spread:
+        return replace(g, states=g.states[:per_task], costs=g.costs[:per_task])
+    ran = [i for i, c in enumerate(g.costs) if c < 1e10]
+    idx = sorted({ran[int(round(x))] for x in np.linspace(0, len(ran) - 1, per_task)}) if ran else []
+    return replace(g, states=[g.states[i] for i in idx], costs=[g.costs[i] for i in idx])
+
+
 def _remeasured(log: str, out_dir: str, seen: list, settings: MeasureSettings,
-                per_task: int = 0, chunk: int = 16):
-    """Groups of ``log`` (but the workloads of the records ``seen``; the first ``per_task``
-    programs of each when given) and the same programs measured again (costs in the same
+                per_task: int = 0, chunk: int = 16, spread: bool = False):
+    """Groups of ``log`` (but the workloads of the records ``seen``; ``per_task`` programs of
+    each when given, :func:`_pick`) and the same programs measured again (costs in the same
     order)."""
     out = os.path.join(out_dir, os.path.basename(log).replace(".gz", ""))
     rebuilder = TaskRebuilder()
     groups = drop_seen(load_groups([log], rebuilder), seen)
     if per_task:
-        groups = [replace(g, states=g.states[:per_task], costs=g.costs[:per_task])
-                  for g in groups]
+        groups = [_pick(g, per_task, spread) for g in groups]
     done = {}
     if os.path.exists(out):
         for g in load_groups([out], rebuilder):
@@ -80,6 +90,9 @@ def main() -> None:
                         "the first dataset's)")
     p.add_argument("--per-task", type=int, default=0,
                    help="remeasure only the first N programs of each task (default: all)")
+    p.add_argument("--spread", action="store_true",
+                   help="with --per-task, N programs that ran spread over each task's log "
+                        "instead of the first N (a tuning log's later programs are its best)")
     args = p.parse_args()
     settings = {"tuning": TUNING, "labels": LABELS}[args.settings]
     os.makedirs(args.out, exist_ok=True)
@@ -89,7 +102,8 @@ def main() -> None:
     seen = read_logs(args.train)[0]
     rows = {}
     for log in args.logs:
-        groups, second = _remeasured(log, args.out, seen, settings, args.per_task)
+        groups, second = _remeasured(log, args.out, seen, settings, args.per_task,
+                                     spread=args.spread)
         # the second measurement "predicts" throughput: best second cost / second cost
         scored = [Scored(g.name, np.where(c2 < 1e10, c2[c2 < 1e10].min(initial=np.inf) / c2, 0.0),
                          np.asarray(g.costs, float), g.weight) for g, c2 in zip(groups, second)]

@@ -1,0 +1,147 @@
+"""Issue 51's benchmark: transformers a user brings, tuned with the default model, built, and
+timed in turns against torch eager and ONNX Runtime on the same inputs and cores.
+
+Networks (``benchmarks/models/transformers.py``, none in a training log): a small ViT brought
+as ONNX with a dynamic batch, a BERT-style encoder brought as TorchScript, the test set's GPT
+block brought as an entry point. For each network and seed, ``tvm-gnn-cost tune
+--trials-per-task T --export --profile`` (the default model; its estimate, its build checked
+against the framework, where the build's time goes); then every seed's library, torch eager and
+ONNX Runtime (the same model exported to ONNX) timed in turns, 10 rounds, on the same inputs.
+A finished seed is reused. Writes OUT/results.json (for scripts) and OUT/summary.md::
+
+    PYTHONPATH=benchmarks/models .venv/bin/python benchmarks/bench_transformers.py \\
+        --seeds 3 --trials-per-task 64 --out runs/transformers
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+NETWORKS = ("vit", "encoder", "gpt")
+
+
+def prepare(out: str) -> dict:
+    """Each network as the user brings it, and as ONNX for ONNX Runtime."""
+    import torch
+
+    import transformers as models
+    from tvm_gnn_cost.workloads.models import trace
+
+    specs = {}
+    for name, make in (("vit", models.vit_small), ("encoder", models.text_encoder),
+                       ("gpt", models.gpt_block)):
+        module, x = make()
+        onnx = os.path.join(out, f"{name}.onnx")
+        if not os.path.exists(onnx):
+            torch.backends.mha.set_fastpath_enabled(False)
+            torch.onnx.export(module, (x,), onnx, dynamo=False, input_names=["input"],
+                              dynamic_axes={"input": {0: "batch"}})
+        shape = ",".join(str(d) for d in x.shape)
+        if name == "vit":  # as brought: ONNX with a dynamic batch, its shape given
+            args = ["--network", onnx, "--input-shapes", f"input:[{shape}]"]
+        elif name == "encoder":  # as brought: TorchScript
+            path = os.path.join(out, "encoder.pt")
+            if not os.path.exists(path):
+                trace(module, [x]).save(path)
+            args = ["--network", path, "--input-shapes", f"input0:[{shape}]"]
+        else:  # as brought: an entry point
+            args = ["--network", "transformers:gpt_block"]
+        specs[name] = {"args": args, "module": module, "x": x, "onnx": onnx}
+    return specs
+
+
+def tune(name: str, spec: dict, seed: int, trials_per_task: int, out: str) -> dict:
+    """One seed's tune, its figures read from what it prints (kept in NAME-sSEED.txt)."""
+    log = os.path.join(out, f"{name}-s{seed}.json")
+    lib, text = log + ".so", log + ".txt"
+    if not (os.path.exists(lib) and os.path.exists(text)):
+        if os.path.exists(log):
+            os.remove(log)
+        done = subprocess.run([sys.executable, "-m", "tvm_gnn_cost", "tune", *spec["args"],
+                               "--trials-per-task", str(trials_per_task), "--seed", str(seed),
+                               "--log", log, "--export", lib, "--profile"],
+                              capture_output=True, text=True)
+        with open(text, "w") as f:
+            f.write(done.stdout + done.stderr)
+        if done.returncode:
+            raise SystemExit(f"{name} seed {seed} failed; see {text}")
+    printed = open(text).read()
+    estimate = float(re.search(r"estimated latency ([0-9.]+) ms", printed).group(1))
+    built = float(re.search(r"measured latency with the best schedules: ([0-9.]+) ms",
+                            printed).group(1))
+    with open(log + ".profile.json") as f:
+        profile = json.load(f)
+    return {"seed": seed, "log": log, "lib": lib, "estimate_ms": estimate, "tune_built_ms": built,
+            "untuned_ms": profile["total_ms"] - profile["tuned_ms"],
+            "profile_total_ms": profile["total_ms"]}
+
+
+def time_in_turns(spec: dict, runs: list) -> dict:
+    """Every seed's library, torch eager and ONNX Runtime on the same input, in turns."""
+    import onnxruntime
+    import torch
+    import tvm
+
+    from tvm_gnn_cost.workloads.harness import graph_timer, reference_timer, time_side_by_side
+    from tvm_gnn_cost.workloads.models import torch_reference
+
+    x = spec["x"].numpy()
+    timers = {}
+    for r in runs:
+        lib = tvm.runtime.load_module(r["lib"])
+        names = list(json.load(open(r["lib"] + ".json"))["inputs"])
+        timers[f"seed{r['seed']}"] = graph_timer(lib, tvm.cpu(), {names[0]: x})
+    torch.backends.mha.set_fastpath_enabled(True)  # torch as a user runs it
+    timers["torch"] = reference_timer(torch_reference(spec["module"], ["x"]), {"x": x})
+    session = onnxruntime.InferenceSession(spec["onnx"], providers=["CPUExecutionProvider"])
+    timers["onnxruntime"] = reference_timer(lambda feeds: session.run(None, feeds), {"input": x})
+    return {k: v * 1e3 for k, v in time_side_by_side(timers).items()}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--trials-per-task", type=int, default=64)
+    ap.add_argument("--networks", default=",".join(NETWORKS))
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    specs = prepare(args.out)
+    results = {}
+    for seed in range(args.seeds):  # seeds outer: the host's drift hits every network alike
+        for name in args.networks.split(","):
+            results.setdefault(name, {"runs": []})["runs"].append(
+                tune(name, specs[name], seed, args.trials_per_task, args.out))
+            print(f"{name} seed {seed}: {results[name]['runs'][-1]}", flush=True)
+    lines = ["| network | built (ms), median [seeds] | torch eager (ms) | ONNX Runtime (ms) | "
+             "built / torch | built / ORT | estimate (ms) | estimate / built | no-task "
+             "functions (ms) |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, res in results.items():
+        res["timed"] = time_in_turns(specs[name], res["runs"])
+        built = [res["timed"][f"seed{r['seed']}"] for r in res["runs"]]
+        b = float(np.median(built))
+        est = float(np.median([r["estimate_ms"] for r in res["runs"]]))
+        res.update(built_ms=b, torch_ms=res["timed"]["torch"],
+                   onnxruntime_ms=res["timed"]["onnxruntime"], estimate_ms=est)
+        lines.append(f"| {name} | {b:.3f} [{', '.join(f'{v:.3f}' for v in built)}] | "
+                     f"{res['torch_ms']:.3f} | {res['onnxruntime_ms']:.3f} | "
+                     f"{b / res['torch_ms']:.2f} | {b / res['onnxruntime_ms']:.2f} | {est:.3f} | "
+                     f"{est / b:.2f} | "
+                     f"{np.median([r['untuned_ms'] for r in res['runs']]):.3f} |")
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump(results, f, indent=1, default=str)
+    table = "\n".join(lines)
+    with open(os.path.join(args.out, "summary.md"), "w") as f:
+        f.write(table + "\n")
+    print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
