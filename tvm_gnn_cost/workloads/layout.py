@@ -21,6 +21,7 @@ its layout-rewrite path expects.
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import FrozenSet, Iterable, List, Tuple
 
@@ -49,8 +50,7 @@ def without_broken_rewrite(tasks: Iterable) -> Tuple[List, FrozenSet[str]]:
     return out, frozenset(keys)
 
 
-def rewritable_dense(data, weight, bias=None, out_dtype=None, auto_scheduler_rewritten_layout="",
-                     meta_schedule_original_shape=None):
+def rewritable_dense(data, weight, bias=None, out_dtype=None, auto_scheduler_rewritten_layout=""):
     """``data @ weight.T`` as ``topi.nn.dense`` computes it, its axes named ``i``, ``j`` and
     ``k`` so that Ansor can rewrite the weight's layout (see the module's docstring)."""
     out_dtype = out_dtype or data.dtype
@@ -74,15 +74,11 @@ def rewritable_dense(data, weight, bias=None, out_dtype=None, auto_scheduler_rew
     return out
 
 
-_REGISTERED = []
-
-
+@functools.lru_cache(maxsize=None)  # registered once a process
 def use_rewritable_dense() -> None:
     """Make Relay's CPU ``dense`` strategy, while the auto-scheduler is on, compute with
-    :func:`rewritable_dense` (idempotent). Elsewhere (AutoTVM, default schedules) the
-    strategy is TVM's own."""
-    if _REGISTERED:
-        return
+    :func:`rewritable_dense`. Elsewhere (AutoTVM, default schedules) the strategy is TVM's
+    own."""
     from tvm.relay.op import strategy
     from tvm.relay.op.strategy.generic import naive_schedule, wrap_compute_dense
 
@@ -99,7 +95,6 @@ def use_rewritable_dense() -> None:
         return chosen
 
     strategy.dense_strategy.register("cpu", override=True)(dense_strategy_cpu)
-    _REGISTERED.append(dense_strategy_cpu)
 
 
 def broadcast_weights_to_dense(mod):
