@@ -10,19 +10,8 @@ PY=${PY:-.venv/bin/python}
 export OUT=${OUT:-runs/imported}
 mkdir -p "$OUT"
 IMPORTED="data/imported/*/*.json.gz"
-transformers_validation="data/validation/bert.json.gz data/validation/gpt-512.json.gz"
-transformers_test="data/test/gpt-block.json.gz data/test/speech-encoder.json.gz"
-slices() {  # CKPT BASE: pair kinds on validation, test, and their transformer networks
-  # shellcheck disable=SC2086 # globs
-  $PY benchmarks/pair_kinds.py "$1" data/validation/*.json.gz --train data/train/*.json.gz \
-    --json "$2.pairs-validation.json" > "$2.pairs-validation.md"
-  $PY benchmarks/pair_kinds.py "$1" data/test/*.json.gz --train data/train/*.json.gz \
-    --json "$2.pairs-test.json" > "$2.pairs-test.md"
-  $PY benchmarks/pair_kinds.py "$1" $transformers_validation --train data/train/*.json.gz \
-    --json "$2.pairs-transformers-validation.json" > "$2.pairs-transformers-validation.md"
-  $PY benchmarks/pair_kinds.py "$1" $transformers_test --train data/train/*.json.gz \
-    --json "$2.pairs-transformers-test.json" > "$2.pairs-transformers-test.md"
-}
+# shellcheck source=benchmarks/slices.sh
+source benchmarks/slices.sh
 for s in "$@"; do
   LEAVE_OUT="data/train/*.json.gz" bash benchmarks/adopt_check.sh recipe "" "$s"
   slices "$OUT/recipe-s$s.pt" "$OUT/recipe-s$s"

@@ -27,6 +27,7 @@ from scipy.stats import rankdata, spearmanr
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tvm_gnn_cost.ansor.cost_model import GNNCostModel  # noqa: E402
+from tvm_gnn_cost.cli.common import log_files  # noqa: E402
 from tvm_gnn_cost.offline.evaluate import drop_seen, load_groups, read_logs  # noqa: E402
 
 APART = np.log(1.1)
@@ -65,8 +66,8 @@ def main() -> int:
     model = GNNCostModel()
     model.load(args.model)
     ix = {n: i for i, n in enumerate(model.feature_names)}
-    train_inputs, train_results = read_logs(args.train)
-    groups = drop_seen(load_groups(args.logs, model.rebuilder), train_inputs)
+    train_inputs, train_results = read_logs(log_files(args.train))
+    groups = drop_seen(load_groups(log_files(args.logs), model.rebuilder), train_inputs)
     scorers = {"GNN": lambda task, states, graphs: model.trainer.predict(graphs)}
     if args.xgb:
         from tvm import auto_scheduler

@@ -11,6 +11,8 @@ export OUT=${OUT:-runs/imported}
 ks=$1
 shift
 mkdir -p "$OUT"
+# shellcheck source=benchmarks/slices.sh
+source benchmarks/slices.sh
 for k in $ks; do
   sub=$OUT/imported-k$k
   mkdir -p "$sub"
@@ -18,9 +20,6 @@ for k in $ks; do
   for s in "$@"; do
     TRAIN="data/train/*.json.gz $sub/*.json.gz" LEAVE_OUT="data/train/*.json.gz" \
       bash benchmarks/adopt_check.sh "k$k" "" "$s"
-    # shellcheck disable=SC2086 # globs
-    $PY benchmarks/pair_kinds.py "$OUT/k$k-s$s.pt" data/validation/*.json.gz \
-      --train data/train/*.json.gz --json "$OUT/k$k-s$s.pairs-validation.json" \
-      > "$OUT/k$k-s$s.pairs-validation.md"
+    slices "$OUT/k$k-s$s.pt" "$OUT/k$k-s$s"
   done
 done
