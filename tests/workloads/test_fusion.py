@@ -5,6 +5,7 @@ import json
 import torch
 
 from tvm_gnn_cost.ansor.build import build_checked
+from tvm_gnn_cost.workloads.harness import TOLERANCE
 from tvm_gnn_cost.workloads.networks import load_workload
 
 
@@ -32,3 +33,19 @@ def test_bias_and_activation_fuse_into_each_dense_and_outputs_hold(target, tmp_p
     ops = [n["attrs"]["func_name"] for n in json.loads(built.lib.get_graph_json())["nodes"]
            if n["op"] == "tvm_op" and n["attrs"]["func_name"] != "__nop"]
     assert len(ops) == 2, ops  # no copy between the two products
+
+
+def test_fast_math_tunes_and_builds_erf_without_libm_and_outputs_hold(target, tmp_path):
+    """``--fast-math``: GELU's erf, a scalar libm call otherwise, becomes TVM's fast_erf in the
+    tasks and in the build, which the output check still holds to torch."""
+    log = tmp_path / "untuned.json"
+    log.write_text("")
+    code = {}
+    for fast in (False, True):
+        workload = load_workload(f"{__name__}:mlp_on_tokens", target, fast_math=fast)
+        names = sorted(t.desc.replace("vm_mod_fused_", "") for t in workload.tasks)
+        assert any("fast_erf" in n for n in names) == fast, names
+        built = build_checked(workload, str(log), target)
+        assert built.report.error < TOLERANCE
+        code[fast] = built.lib.get_lib().get_source("ll")
+    assert "@erff(" in code[False] and "@erff(" not in code[True]

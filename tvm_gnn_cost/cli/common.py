@@ -72,6 +72,11 @@ def add_workload_args(p: argparse.ArgumentParser) -> None:
                    help="flush the CPU caches before each measured run, as TVM's x86 network "
                         "tutorial does: a program is timed as it runs in a network, where its "
                         "weights are not already in cache")
+    p.add_argument("--fast-math", action="store_true",
+                   help="replace exp, erf, tanh and softmax by TVM's vectorizable "
+                        "approximations (Relay's FastMath) in the tasks and the build: erf is "
+                        "otherwise a scalar call into libm, GELU's cost; the output check "
+                        "still applies")
     p.add_argument("--rpc-key", default=None, help="measure on devices of this key at an RPC tracker")
     p.add_argument("--rpc-host", default="127.0.0.1")
     p.add_argument("--rpc-port", type=int, default=9190)
@@ -92,7 +97,8 @@ def load_network(args, target):
                              parse_input_shapes(args.input_shapes),
                              None if layout == "none" else layout,
                              parse_input_dtypes(args.input_shapes),
-                             parse_input_ranges(args.input_range))
+                             parse_input_ranges(args.input_range),
+                             fast_math=getattr(args, "fast_math", False))
     except (ValueError, FileNotFoundError) as err:
         raise SystemExit(f"error: --network {args.network}: {err}")
 

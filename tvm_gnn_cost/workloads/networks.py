@@ -170,14 +170,18 @@ def load_workload(name: str, target, batch_size: int = 1,
                   input_shapes: Optional[Dict[str, Tuple[int, ...]]] = None,
                   layout: Optional[str] = "NHWC",
                   input_dtypes: Optional[Dict[str, str]] = None,
-                  ranges: Optional[Dict[str, InputRange]] = None) -> Workload:
+                  ranges: Optional[Dict[str, InputRange]] = None,
+                  fast_math: bool = False) -> Workload:
     """Tasks (and, for networks, the relay module) of ``name`` for ``target``.
 
     ``name`` is a built-in network or operator (:data:`NETWORKS`), or a user's model: an ONNX
     or TorchScript file or a ``package.module:function`` entry point
     (:mod:`.models`, with ``input_shapes``, ``input_dtypes`` and the convolution ``layout``).
     ``ranges`` sets the range an input's check values are drawn from
-    (:func:`.inputs.input_ranges` says the default).
+    (:func:`.inputs.input_ranges` says the default). ``fast_math`` replaces ``exp``, ``erf``,
+    ``tanh`` and softmax by TVM's vectorizable approximations (Relay's ``FastMath``) before the
+    tasks are extracted, so that the tasks tuned are the functions built; the output check
+    still holds the build to the reference.
     """
     from .models import is_model_spec, load_model, torch_reference
 
@@ -211,6 +215,8 @@ def load_workload(name: str, target, batch_size: int = 1,
 
     use_rewritable_dense()
     mod = sink_reshapes(broadcast_weights_to_dense(mod))
+    if fast_math:
+        mod = relay.transform.FastMath()(relay.transform.InferType()(mod))
     tasks, weights = auto_scheduler.extract_tasks(mod["main"], params, target)
     if not tasks:
         raise ValueError(f"no tunable task found in {name} for target {target}")
