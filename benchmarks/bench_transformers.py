@@ -7,7 +7,8 @@ block brought as an entry point. For each network and seed, ``tvm-gnn-cost tune
 --trials-per-task T --export --profile`` (the default model; its estimate, its build checked
 against the framework, where the build's time goes); then every seed's library, torch eager and
 ONNX Runtime (the same model exported to ONNX) timed in turns, 10 rounds, on the same inputs.
-A finished seed is reused. Writes OUT/results.json (for scripts) and OUT/summary.md::
+A finished seed is reused; ``--fast-math`` tunes and builds with ``tune --fast-math``. Writes
+OUT/results.json (for scripts) and OUT/summary.md::
 
     PYTHONPATH=benchmarks/models .venv/bin/python benchmarks/bench_transformers.py \\
         --seeds 3 --trials-per-task 64 --out runs/transformers
@@ -56,7 +57,8 @@ def prepare(out: str) -> dict:
     return specs
 
 
-def tune(name: str, spec: dict, seed: int, trials_per_task: int, out: str) -> dict:
+def tune(name: str, spec: dict, seed: int, trials_per_task: int, out: str,
+         flags: list) -> dict:
     """One seed's tune, its figures read from what it prints (kept in NAME-sSEED.txt)."""
     log = os.path.join(out, f"{name}-s{seed}.json")
     lib, text = log + ".so", log + ".txt"
@@ -65,7 +67,7 @@ def tune(name: str, spec: dict, seed: int, trials_per_task: int, out: str) -> di
             os.remove(log)
         done = subprocess.run([sys.executable, "-m", "tvm_gnn_cost", "tune", *spec["args"],
                                "--trials-per-task", str(trials_per_task), "--seed", str(seed),
-                               "--log", log, "--export", lib, "--profile"],
+                               "--log", log, "--export", lib, "--profile", *flags],
                               capture_output=True, text=True)
         with open(text, "w") as f:
             f.write(done.stdout + done.stderr)
@@ -82,8 +84,9 @@ def tune(name: str, spec: dict, seed: int, trials_per_task: int, out: str) -> di
             "profile_total_ms": profile["total_ms"]}
 
 
-def time_in_turns(spec: dict, runs: list) -> dict:
-    """Every seed's library, torch eager and ONNX Runtime on the same input, in turns."""
+def time_in_turns(spec: dict, runs: list, others: dict) -> dict:
+    """Every seed's library, those of ``others`` (label: library), torch eager and ONNX
+    Runtime on the same input, in turns."""
     import onnxruntime
     import torch
     import tvm
@@ -93,10 +96,10 @@ def time_in_turns(spec: dict, runs: list) -> dict:
 
     x = spec["x"].numpy()
     timers = {}
-    for r in runs:
-        lib = tvm.runtime.load_module(r["lib"])
-        names = list(json.load(open(r["lib"] + ".json"))["inputs"])
-        timers[f"seed{r['seed']}"] = graph_timer(lib, tvm.cpu(), {names[0]: x})
+    libs = {**{f"seed{r['seed']}": r["lib"] for r in runs}, **others}
+    for label, path in libs.items():
+        names = list(json.load(open(path + ".json"))["inputs"])
+        timers[label] = graph_timer(tvm.runtime.load_module(path), tvm.cpu(), {names[0]: x})
     torch.backends.mha.set_fastpath_enabled(True)  # torch as a user runs it
     timers["torch"] = reference_timer(torch_reference(spec["module"], ["x"]), {"x": x})
     session = onnxruntime.InferenceSession(spec["onnx"], providers=["CPUExecutionProvider"])
@@ -109,6 +112,9 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--trials-per-task", type=int, default=64)
     ap.add_argument("--networks", default=",".join(NETWORKS))
+    ap.add_argument("--fast-math", action="store_true", help="tune and build with --fast-math")
+    ap.add_argument("--against", default=None, metavar="DIR",
+                    help="also time the libraries of an earlier run (its OUT) in the same turns")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -117,13 +123,19 @@ def main() -> int:
     for seed in range(args.seeds):  # seeds outer: the host's drift hits every network alike
         for name in args.networks.split(","):
             results.setdefault(name, {"runs": []})["runs"].append(
-                tune(name, specs[name], seed, args.trials_per_task, args.out))
+                tune(name, specs[name], seed, args.trials_per_task, args.out,
+                     ["--fast-math"] if args.fast_math else []))
             print(f"{name} seed {seed}: {results[name]['runs'][-1]}", flush=True)
     lines = ["| network | built (ms), median [seeds] | torch eager (ms) | ONNX Runtime (ms) | "
              "built / torch | built / ORT | estimate (ms) | estimate / built | no-task "
              "functions (ms) |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name, res in results.items():
-        res["timed"] = time_in_turns(specs[name], res["runs"])
+        others = {}
+        if args.against:
+            for r in res["runs"]:
+                path = os.path.join(args.against, f"{name}-s{r['seed']}.json.so")
+                others[f"against-seed{r['seed']}"] = path
+        res["timed"] = time_in_turns(specs[name], res["runs"], others)
         built = [res["timed"][f"seed{r['seed']}"] for r in res["runs"]]
         b = float(np.median(built))
         est = float(np.median([r["estimate_ms"] for r in res["runs"]]))
@@ -134,6 +146,11 @@ def main() -> int:
                      f"{b / res['torch_ms']:.2f} | {b / res['onnxruntime_ms']:.2f} | {est:.3f} | "
                      f"{est / b:.2f} | "
                      f"{np.median([r['untuned_ms'] for r in res['runs']]):.3f} |")
+        if others:
+            a = float(np.median([res["timed"][k] for k in others]))
+            res["against_ms"] = a
+            lines.append(f"| {name}, {args.against}, same seeds | {a:.3f} | | | "
+                         f"{a / res['torch_ms']:.2f} | {a / res['onnxruntime_ms']:.2f} | | | |")
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(results, f, indent=1, default=str)
     table = "\n".join(lines)
