@@ -1,6 +1,6 @@
-"""The learning curve in records (issue 52) as a table, a column a point: for one seed, the recipe trained on
-``data/train`` plus 0, K (``benchmarks/record_curve.sh``) and all imported records of each
-imported task, and every figure ``imported_table.py`` reads.
+"""The learning curve in records (issue 52) as a table, a column a point: for one seed, the
+recipe trained on ``data/train`` plus 0, K (``benchmarks/record_curve.sh``) and all imported
+records of each imported task, and every figure ``imported_table.py`` reads.
 
     .venv/bin/python benchmarks/record_curve_table.py runs/imported --seed 0 --json curve.json
 """

@@ -1,7 +1,8 @@
-"""A dense's bias and activation fuse with it across the frontend's reshape, and the layout
-rewrite reaches every dense: tasks, outputs and the built graph."""
+"""A dense's bias and activation fuse with it across the frontend's reshape, the layout rewrite
+reaches every dense, and --fast-math replaces GELU's erf: tasks, outputs and the built graph."""
 import json
 
+import pytest
 import torch
 
 from tvm_gnn_cost.ansor.build import build_checked
@@ -49,3 +50,5 @@ def test_fast_math_tunes_and_builds_erf_without_libm_and_outputs_hold(target, tm
         assert built.report.error < TOLERANCE
         code[fast] = built.lib.get_lib().get_source("ll")
     assert "@erff(" in code[False] and "@erff(" not in code[True]
+    with pytest.raises(ValueError, match="leave --fast-math out"):
+        load_workload("matmul", target, fast_math=True)

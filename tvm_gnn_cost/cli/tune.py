@@ -101,8 +101,9 @@ def run(args) -> int:
     if curve.trials:
         print(f"tuned to {curve.trials[-1]} trials in {curve.wall:.0f} s; estimated latency "
               f"{curve.final * 1e3:.4f} ms; log {args.log}")
-        print("  (the tasks' best programs, each timed alone, times its calls: operators that "
-              "are no task are left out; --profile times the build's every operator)")
+        print("  (each task's best program timed alone, times its calls in the network; "
+              "operators that are no task are left out: --profile times every function of "
+              "the build)")
         counts = trials_by_task(args.log, workload.tasks)
         print("trials a task: " + ", ".join(f"{name} {n}" for name, n in counts.items()))
     if args.save_model and hasattr(model, "save"):

@@ -189,6 +189,9 @@ def load_workload(name: str, target, batch_size: int = 1,
     if ranges and name in ("matmul", "conv2d", "demo"):
         raise ValueError(f"input ranges are for networks; the single operators of {name} are "
                          "checked on values in [0, 1)")
+    if fast_math and name in ("matmul", "conv2d", "demo"):
+        raise ValueError(f"fast math is for networks; the single operators of {name} compute "
+                         "no exp, erf, tanh or softmax: leave --fast-math out")
     if name in ("matmul", "conv2d"):
         tasks = single_op_tasks(name, target, batch_size, input_shape)
         return Workload(name, tasks, [1] * len(tasks))
