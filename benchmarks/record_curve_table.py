@@ -14,13 +14,12 @@ import os
 import re
 
 from imported_table import figures  # benchmarks/, beside this file
-from tvm_gnn_cost.ansor.taskfile import is_task_file
+from tvm_gnn_cost.cli.common import log_files
 
 
 def records(pattern: str) -> int:
     """Lines of the logs ``pattern`` matches (task files left out)."""
-    return sum(sum(1 for _ in gzip.open(p, "rt"))
-               for p in glob.glob(pattern) if not is_task_file(p))
+    return sum(sum(1 for _ in gzip.open(p, "rt")) for p in log_files(glob.glob(pattern)))
 
 
 def main() -> int:

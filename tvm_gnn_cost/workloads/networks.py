@@ -26,8 +26,11 @@ logger = logging.getLogger("tvm_gnn_cost")
 # trains on bert-tiny and bert-medium and holds out bert.
 BERT_SIZES = {"bert": (256, 4), "bert-tiny": (128, 2), "bert-medium": (512, 8)}
 
+#: Built-in workloads that are single operators, not networks (no graph to check or rewrite).
+SINGLE_OPERATORS = ("matmul", "conv2d", "demo")
+
 NETWORKS = ("resnet-18", "resnet-50", "mobilenet", "squeezenet", "inception-v3", "dcgan",
-            *BERT_SIZES, "matmul", "conv2d", "demo")
+            *BERT_SIZES, *SINGLE_OPERATORS)
 
 
 @dataclass
@@ -186,12 +189,13 @@ def load_workload(name: str, target, batch_size: int = 1,
     from .models import is_model_spec, load_model, torch_reference
 
     without_tophub()
-    if ranges and name in ("matmul", "conv2d", "demo"):
-        raise ValueError(f"input ranges are for networks; the single operators of {name} are "
-                         "checked on values in [0, 1)")
-    if fast_math and name in ("matmul", "conv2d", "demo"):
-        raise ValueError(f"fast math is for networks; the single operators of {name} compute "
-                         "no exp, erf, tanh or softmax: leave --fast-math out")
+    if name in SINGLE_OPERATORS:
+        if ranges:
+            raise ValueError(f"input ranges are for networks; the single operators of {name} "
+                             "are checked on values in [0, 1)")
+        if fast_math:
+            raise ValueError(f"fast math is for networks; the single operators of {name} "
+                             "compute no exp, erf, tanh or softmax: leave --fast-math out")
     if name in ("matmul", "conv2d"):
         tasks = single_op_tasks(name, target, batch_size, input_shape)
         return Workload(name, tasks, [1] * len(tasks))
