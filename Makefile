@@ -10,7 +10,7 @@ MODERN_PY := $(MODERN_VENV)/bin/python
 MODERN_STAMP := $(MODERN_VENV)/.installed
 MODERN_TESTS := tests/metaschedule tests/core tests/test_layers.py tests/test_curves.py
 
-.PHONY: demo test test-modern setup setup-modern bench clean
+.PHONY: demo demo-modern test test-modern setup setup-modern bench clean
 
 setup: $(STAMP)
 
@@ -35,6 +35,14 @@ DEMO_TRIALS ?= 96
 demo: $(STAMP)
 	$(VENV)/bin/tvm-gnn-cost compare --network demo --models gnn,xgb --trials $(DEMO_TRIALS) \
 		--seeds 1 --measures-per-round 8 --out runs/demo
+
+# The same on apache-tvm 0.27: the default model against MetaSchedule's own XGBoost (as
+# tune_tasks builds it) on the demo operators, in runs/demo-modern.
+DEMO_MS_TRIALS ?= 64
+
+demo-modern: $(MODERN_STAMP)
+	$(MODERN_VENV)/bin/tvm-gnn-cost compare --searcher metaschedule --network demo \
+		--models gnn,xgb --trials $(DEMO_MS_TRIALS) --seeds 1 --out runs/demo-modern
 
 test: $(STAMP)
 	TOPHUB_LOCATION=NONE $(PY) -m pytest -v --durations=15 tests

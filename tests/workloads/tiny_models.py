@@ -142,3 +142,22 @@ def off_when_traced():
     """A dense layer whose build is off by 0.5 from torch's outputs."""
     torch.manual_seed(0)
     return _WrongWhenTraced("off").eval(), torch.randn(1, 16)
+
+
+class _WrongWhenExported(torch.nn.Module):
+    """Computes one thing in torch and another in what ``torch.export`` captures, which is
+    what Relax imports: the build is off by 0.5 against torch."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(16, 8)
+
+    def forward(self, x):
+        y = torch.relu(self.fc(x))
+        return y + 0.5 if torch.compiler.is_exporting() else y
+
+
+def wrong_when_exported():
+    """A dense layer whose Relax build is off by 0.5 against torch eager."""
+    torch.manual_seed(0)
+    return _WrongWhenExported().eval(), torch.randn(1, 16)

@@ -10,7 +10,7 @@ else is an error, not a result.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, Hashable, Iterable, List, Optional
 
 import numpy as np
@@ -18,14 +18,14 @@ import tvm
 from tvm import auto_scheduler, relay
 from tvm.auto_scheduler.relay_integration import TracingEnvironment, TracingMode
 
-from ..workloads.harness import (Timer, check_outputs, export_library, graph_timer,
-                                 reference_timer, run_network, time_side_by_side)
+from ..workloads.harness import (BuildReport, Timer, check_outputs, export_library,
+                                 graph_timer, reference_timer, run_network, time_side_by_side)
 from ..workloads.inputs import random_inputs
 from ..workloads.layout import use_rewritable_dense
 from ..workloads.networks import Workload
 from ..workloads.targets import without_tophub
 from .logs import valid_workloads
-from .profile import BuildProfile, profile_build
+from .profile import profile_build
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -46,19 +46,6 @@ class ApplyBest(auto_scheduler.ApplyHistoryBest):
                 and env.tracing_mode == TracingMode.PREPARE_LAYOUT_REWRITE):
             return None
         return super().query(target, workload_key, has_complex_op, dag, func_name)
-
-
-@dataclass
-class BuildReport:
-    """What building the tuned result gave."""
-
-    latency: float  # median seconds of repeated runs
-    error: float  # largest |tuned - reference| / largest |reference| over the outputs
-    reference: str  # what the outputs were checked against
-    fallback: List[str] = field(default_factory=list)  # tasks built with default schedules
-    reference_latency: Optional[float] = None  # the framework's own time (seconds), if any
-    exported: Optional[str] = None  # the compiled library's path
-    profile: Optional[BuildProfile] = None  # where its time goes, if asked
 
 
 def fallback_tasks(workload: Workload, log_file: str) -> List[str]:

@@ -253,6 +253,58 @@ def search_params(args):
     return SMALL_SEARCH if args.search == "small" else None
 
 
+def print_tuned(curve, where: str, left_out: str, counts) -> None:
+    """What a finished ``tune`` reached: trials, time, the estimated latency and what it
+    leaves out, where the records are, and each task's trials (``counts``: name -> trials)."""
+    if curve.trials:
+        print(f"tuned to {curve.trials[-1]} trials in {curve.wall:.0f} s; estimated latency "
+              f"{curve.final * 1e3:.4f} ms; {where}")
+        print(f"  (each task's best program timed alone, times its calls in the network{left_out})")
+    if counts:
+        print("trials a task: " + ", ".join(f"{name} {n}" for name, n in counts.items()))
+
+
+def save_model(args, model) -> None:
+    """``--save-model``: the tuned GNN written where asked."""
+    if args.save_model and hasattr(model, "save"):
+        model.save(args.save_model)
+        print(f"model saved to {args.save_model}")
+
+
+def build_and_report(args, build, what: str, fallback_means: str):
+    """Run ``build()`` (build, check, time and export what was tuned: a
+    :class:`~tvm_gnn_cost.workloads.harness.BuildReport`) and print what it gave; None after
+    printing the error. Errors end with a message, not a traceback: the tuning is done and
+    its records are kept in ``--log``. ``what`` the search calls its results (schedules,
+    programs); ``fallback_means`` what tasks without one get."""
+    import sys
+
+    from ..workloads.errors import error_summary
+    from ..workloads.harness import WrongResultError
+
+    try:
+        report = build()
+    except WrongResultError as err:
+        print(f"error: {err}. Every measured record is kept in {args.log}.", file=sys.stderr)
+        return None
+    except Exception as err:  # noqa: BLE001 - TVM raises many kinds; the records are safe
+        print(f"error: building {args.network} with the best {what} of {args.log} failed "
+              f"({error_summary(err)}). Every measured record is kept in {args.log}; "
+              "`tvm-gnn-cost tune ... --resume` continues it.", file=sys.stderr)
+        return None
+    if report.fallback:
+        print(f"{len(report.fallback)} task(s) without a valid tuned {what[:-1]} "
+              f"{fallback_means}: {', '.join(report.fallback)}")
+    print(f"outputs match {report.reference} (largest difference {report.error:.1e} of the "
+          f"largest output)")
+    line = f"measured latency with the best {what}: {report.latency * 1e3:.4f} ms"
+    if report.reference_latency:
+        line += (f"; {report.reference} runs the original in "
+                 f"{report.reference_latency * 1e3:.4f} ms (the two timed in turns)")
+    print(line)
+    return report
+
+
 def require_ansor(command: str) -> None:
     """Exit with what to do instead when this TVM has no auto_scheduler (apache-tvm >= 0.20)."""
     try:
@@ -260,13 +312,14 @@ def require_ansor(command: str) -> None:
     except ImportError:
         import tvm
 
-        what = ("Pass --searcher metaschedule to compare with MetaSchedule, or run it"
-                if command == "compare" else "Run it")
+        what = (f"Pass --searcher metaschedule to {command} with MetaSchedule, or run it"
+                if command in ("compare", "tune") else "Run it")
         raise SystemExit(f"error: {command} runs Ansor (tvm.auto_scheduler), which TVM "
                          f"{tvm.__version__} does not have. {what} with the pinned stack "
                          "(TVM 0.19: `make setup`, then .venv/bin/tvm-gnn-cost).")
 
 
-__all__ = ["add_prior_args", "add_prior_records_arg", "add_workload_args", "at_least", "check_budget", "ensure_folder",
+__all__ = ["add_prior_args", "add_prior_records_arg", "add_workload_args", "at_least",
+           "build_and_report", "check_budget", "ensure_folder", "print_tuned", "save_model",
            "load_network", "model_choice", "parse_target", "require_ansor", "runner",
            "search_params", "workload_argv"]

@@ -4,11 +4,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 
-from ..experiments.registry import ANSOR_MODELS
-from .common import (add_prior_args, add_workload_args, at_least, check_budget, ensure_folder,
-                     load_network, model_choice, parse_target, runner, search_params)
+from ..experiments.registry import ANSOR_MODELS, METASCHEDULE_MODELS
+from . import tune_ms
+from .common import (add_prior_args, add_workload_args, at_least, build_and_report,
+                     check_budget, ensure_folder, load_network, model_choice, parse_target,
+                     print_tuned, runner, save_model, search_params)
 
 #: Models ``--model`` takes: those that need no checkpoint (``--prior`` and ``--pretrained``
 #: give one to gnn).
@@ -18,8 +19,14 @@ TUNE_MODELS = {name: spec for name, spec in ANSOR_MODELS.items() if not spec.che
 def add_parser(sub) -> argparse.ArgumentParser:
     t = sub.add_parser("tune", help="tune a network or operator with one cost model")
     add_workload_args(t)
-    t.add_argument("--model", choices=list(TUNE_MODELS), default="gnn",
-                   help=", ".join(f"{m.name} ({m.help})" for m in TUNE_MODELS.values()))
+    t.add_argument("--searcher", choices=["ansor", "metaschedule"], default="ansor",
+                   help="Ansor (TVM 0.19, the default) or MetaSchedule with Relax (apache-tvm: "
+                        "--log is then its work folder)")
+    t.add_argument("--model", choices=list(dict.fromkeys([*TUNE_MODELS, *METASCHEDULE_MODELS])),
+                   default="gnn",
+                   help="Ansor: " + ", ".join(f"{m.name} ({m.help})" for m in TUNE_MODELS.values())
+                        + "; MetaSchedule: " + ", ".join(
+                            f"{m.name} ({m.help})" for m in METASCHEDULE_MODELS.values()))
     budget = t.add_mutually_exclusive_group(required=True)
     budget.add_argument("--trials", type=at_least(1),
                         help="total measurement trials, at least one a task")
@@ -27,7 +34,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         help="N trials for each task of the network (the total is N times the "
                              "tasks; Ansor's scheduler still gives more to the tasks that cut "
                              "the most latency)")
-    t.add_argument("--log", required=True, help="Ansor log to write (standard format)")
+    t.add_argument("--log", required=True,
+                   help="Ansor log to write (standard format); with --searcher metaschedule, "
+                        "the work folder of its JSON database")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--resume", action="store_true",
                    help="continue from the records in --log, with the model trained on them")
@@ -43,6 +52,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="write the library built with the best schedules here, .so or .tar "
                         "(checked against the original model first)")
     add_prior_args(t)
+    tune_ms.add_arguments(t)
     return t
 
 
@@ -54,9 +64,15 @@ def describe(model) -> str:
 
 
 def run(args) -> int:
+    target = parse_target(args.target, args.rpc_key)
+    if args.searcher == "metaschedule":
+        return tune_ms.run(args, target)
     from ..ansor.tuning import count_records, first_rounds_only, trials_by_task, tune
 
-    target = parse_target(args.target, args.rpc_key)
+    tune_ms.refuse(args, tune_ms.METASCHEDULE_ONLY, "MetaSchedule")
+    if args.model not in TUNE_MODELS:
+        raise SystemExit(f"error: --model {args.model} is a MetaSchedule model; Ansor takes "
+                         f"{', '.join(TUNE_MODELS)}")
     if os.path.exists(args.log) and not args.resume:
         raise SystemExit(f"error: {args.log} exists; pass --resume to continue it, "
                          "or choose another --log")
@@ -98,50 +114,25 @@ def run(args) -> int:
                  seed=args.seed, search_params=search_params(args),
                  measures_per_round=args.measures_per_round, first_round=first,
                  runner=runner(args), resume=args.resume, progress=True, name=choice.name)
-    if curve.trials:
-        print(f"tuned to {curve.trials[-1]} trials in {curve.wall:.0f} s; estimated latency "
-              f"{curve.final * 1e3:.4f} ms; log {args.log}")
-        print("  (each task's best program timed alone, times its calls in the network; "
-              "operators that are no task are left out: --profile times every function of "
-              "the build)")
-        counts = trials_by_task(args.log, workload.tasks)
-        print("trials a task: " + ", ".join(f"{name} {n}" for name, n in counts.items()))
-    if args.save_model and hasattr(model, "save"):
-        model.save(args.save_model)
-        print(f"model saved to {args.save_model}")
+    print_tuned(curve, f"log {args.log}", "; operators that are no task are left out: "
+                "--profile times every function of the build",
+                trials_by_task(args.log, workload.tasks) if curve.trials else {})
+    save_model(args, model)
     if args.no_build:
         return 0
     return build(workload, args, target)
 
 
 def build(workload, args, target) -> int:
-    """Build, check, time and export what was tuned; errors end with a message, not a
-    traceback: the tuning is done and kept in the log."""
+    """Build, check, time and export what was tuned (:func:`.common.build_and_report`)."""
     from ..ansor.build import build_and_time
-    from ..workloads.errors import error_summary
-    from ..workloads.harness import WrongResultError
 
-    try:
-        report = build_and_time(workload, args.log, target, export=args.export,
-                                profile=args.profile)
-    except WrongResultError as err:
-        print(f"error: {err}. Every measured record is kept in {args.log}.", file=sys.stderr)
+    report = build_and_report(
+        args, lambda: build_and_time(workload, args.log, target, export=args.export,
+                                     profile=args.profile),
+        "schedules", "use TVM's default schedule")
+    if report is None:
         return 1
-    except Exception as err:  # noqa: BLE001 - TVM raises many kinds; the log is safe
-        print(f"error: building {args.network} with the best schedules of {args.log} failed "
-              f"({error_summary(err)}). Every measured record is kept in the log; "
-              "`tvm-gnn-cost tune ... --resume` continues it.", file=sys.stderr)
-        return 1
-    if report.fallback:
-        print(f"{len(report.fallback)} task(s) without a valid tuned schedule use TVM's default "
-              f"schedule: {', '.join(report.fallback)}")
-    print(f"outputs match {report.reference} (largest difference {report.error:.1e} of the "
-          f"largest output)")
-    line = f"measured latency with the best schedules: {report.latency * 1e3:.4f} ms"
-    if report.reference_latency:
-        line += (f"; {workload.framework} runs the original in "
-                 f"{report.reference_latency * 1e3:.4f} ms (the two timed in turns)")
-    print(line)
     if report.profile:
         print("where the time goes (each function timed alone):")
         print(report.profile.describe(report.latency * 1e3))

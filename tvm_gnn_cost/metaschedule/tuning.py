@@ -4,9 +4,10 @@
                     work_dir="runs/ms", target=target, seed=0)
 
 Any MetaSchedule cost model (:class:`GNNMetaCostModel`, MetaSchedule's own ``xgb``, ``mlp``
-and ``random``: :func:`tvm_gnn_cost.experiments.registry.make_ms_model`). Every measured batch adds one point to the :class:`Curve`: trials so far,
-seconds since the start, and the estimated latency (sum of task weight x best latency; inf
-until every task has a valid measurement).
+and ``random``: :func:`tvm_gnn_cost.experiments.registry.make_ms_model`). Every measured
+batch adds one point to the :class:`Curve`: trials so far, seconds since the start, and the
+estimated latency (sum of task weight x best latency; inf until every task has a valid
+measurement).
 """
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..core.labels import FAILED_COST
 from ..curves import Curve
-from .cost_model import derived_object, ms, run_cost
 from .builder import local_builder
+from .cost_model import derived_object, ms, run_cost
+from .relax_models import RelaxModel, load_relax_model, model_from_torch
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -31,6 +33,7 @@ class MSWorkload:
     name: str
     modules: List[Tuple[str, object]]  # (task name, IRModule)
     weights: List[float]
+    model: Optional[RelaxModel] = None  # the Relax model they come from, to build (apache-tvm)
 
 
 def ms_workload(name: str, target, batch_size: int = 1,
@@ -56,23 +59,20 @@ def ms_workload(name: str, target, batch_size: int = 1,
 
     if name not in NETWORKS and is_model_spec(name):
         return ms_workload_from_model(name, target, input_shapes, input_dtypes)
-    if name in ("matmul", "conv2d"):  # the same operators and shapes as the Ansor runs
-        func, args = single_op(name, batch_size, input_shape)
-        tensors = getattr(operators, func)(*args)
-        return MSWorkload(name, [(name, tvm.IRModule({"main": te.create_prim_func(tensors)}))],
-                          [1.0])
+    if name in ("matmul", "conv2d", "demo"):  # the same operators and shapes as the Ansor runs
+        ops = operators.DEMO if name == "demo" else [single_op(name, batch_size, input_shape)]
+        return MSWorkload(name, [(func, tvm.IRModule({"main": te.create_prim_func(
+            getattr(operators, func)(*args))})) for func, args in ops], [1.0] * len(ops))
     if relay is not None:
         mod, params, _ = relay_network(name, batch_size, input_shape)
         extracted = ms.relay_integration.extract_tasks(mod, target, params)
-    else:
-        extracted = ms.relax_integration.extract_tasks(
-            relax_network(name, batch_size, input_shape), target)
-    return _from_extracted(name, extracted, target)
+        return _from_extracted(name, extracted, target)
+    return _from_model(relax_network(name, target, batch_size, input_shape), target)
 
 
 def ms_workload_from_torch(name: str, module, example_inputs: Sequence, target) -> MSWorkload:
     """The MetaSchedule tasks of any ``torch.nn.Module``: through Relay on TVM 0.19, through
-    Relax on apache-tvm."""
+    ``torch.export`` and Relax on apache-tvm."""
     from ..workloads.networks import from_torch, relay
     from ..workloads.targets import without_tophub
 
@@ -80,20 +80,24 @@ def ms_workload_from_torch(name: str, module, example_inputs: Sequence, target) 
     if relay is not None:
         mod, params, _ = from_torch(module, example_inputs)
         extracted = ms.relay_integration.extract_tasks(mod, target, params)
-    else:
-        extracted = ms.relax_integration.extract_tasks(
-            relax_from_torch(module, example_inputs), target)
-    return _from_extracted(name, extracted, target)
+        return _from_extracted(name, extracted, target)
+    return _from_model(model_from_torch(name, module, example_inputs, target), target)
 
 
 def ms_workload_from_model(spec: str, target,
                            input_shapes: Optional[Dict[str, Tuple[int, ...]]] = None,
-                           input_dtypes: Optional[Dict[str, str]] = None) -> MSWorkload:
-    """The MetaSchedule tasks of a user's model, as ``tune --network`` takes it: an ONNX or
-    TorchScript file or an entry point through Relay on TVM 0.19 (in the model's own
-    layout); on apache-tvm, without Relay, an entry point through ``torch.export`` and
-    Relax."""
-    from ..workloads.models import load_entry_point, load_model
+                           input_dtypes: Optional[Dict[str, str]] = None,
+                           input_ranges: Optional[Dict[str, Tuple[float, float]]] = None,
+                           weight_prepack: bool = True,
+                           layout: Optional[str] = None) -> MSWorkload:
+    """The MetaSchedule tasks of a user's model, as ``tune --network`` takes it.
+
+    On TVM 0.19: an ONNX or TorchScript file or an entry point, through Relay (in the model's
+    own layout); tuned, not built. On apache-tvm: an ONNX file or an entry point, through
+    Relax (:func:`.relax_models.load_relax_model`, with ``input_ranges``, ``weight_prepack``
+    and ``layout``); the workload's ``model`` builds it (:mod:`.relax_build`).
+    """
+    from ..workloads.models import load_model
     from ..workloads.networks import relay
     from ..workloads.targets import without_tophub
 
@@ -102,50 +106,45 @@ def ms_workload_from_model(spec: str, target,
         source = load_model(spec, input_shapes, layout=None, input_dtypes=input_dtypes)
         extracted = ms.relay_integration.extract_tasks(source.mod, target, source.params)
         return _from_extracted(source.name, extracted, target)
-    if ":" not in spec or os.path.isfile(spec):
-        raise ValueError(f"{spec}: model files come in through Relay, which this TVM (without "
-                         "Relay) lacks; pass a package.module:function entry point returning "
-                         "the torch module, or tune the file with TVM 0.19")
-    name, module, examples, _ = load_entry_point(spec, input_shapes, input_dtypes)
-    return ms_workload_from_torch(name, module, examples, target)
+    return _from_model(load_relax_model(spec, target, input_shapes, input_dtypes, input_ranges,
+                                        weight_prepack, layout), target)
+
+
+def _from_model(model: RelaxModel, target) -> MSWorkload:
+    workload = _from_extracted(model.name, ms.relax_integration.extract_tasks(model.mod, target),
+                               target)
+    workload.model = model
+    return workload
 
 
 def _from_extracted(name: str, extracted, target) -> MSWorkload:
+    """The extracted tasks that need a schedule, as ``tune_relax`` keeps them."""
+    extracted = [t for t in extracted if not _scheduled(t.dispatched[0])]
     if not extracted:
         raise ValueError(f"no tunable task found in {name} for target {target}")
     return MSWorkload(name, [(t.task_name, t.dispatched[0]) for t in extracted],
                       [float(t.weight) for t in extracted])
 
 
-def relax_network(name: str, batch_size: int = 1, input_shape: Optional[Sequence[int]] = None):
-    """A network as a fused Relax module (apache-tvm without Relay): the BERT-style encoders
-    (``bert``, ``bert-tiny``, ``bert-medium``), from PyTorch."""
+def _scheduled(mod) -> bool:
+    attrs = mod.attrs or {}
+    return bool(attrs.get("tirx.is_scheduled", False) or attrs.get("tir.is_scheduled", False))
+
+
+def relax_network(name: str, target, batch_size: int = 1,
+                  input_shape: Optional[Sequence[int]] = None) -> RelaxModel:
+    """A built-in network as a :class:`RelaxModel` (apache-tvm without Relay): the BERT-style
+    encoders (``bert``, ``bert-tiny``, ``bert-medium``), from PyTorch, input ``data``."""
     from ..workloads.networks import BERT_SIZES, bert_module
 
     if name not in BERT_SIZES:
         raise ValueError(f"{name!r} needs Relay (relay.testing), which this TVM does not have; "
-                         "with apache-tvm, tune bert, matmul or conv2d, or a torch module "
-                         "through relax_from_torch")
+                         "with apache-tvm, tune bert, matmul or conv2d, or your own model (an "
+                         "ONNX file or a package.module:function entry point)")
     seq_len = input_shape[0] if input_shape else 64
     d_model, heads = BERT_SIZES[name]
-    return relax_from_torch(*bert_module(batch_size, seq_len, d_model, heads))
-
-
-def relax_from_torch(module, example_inputs: Sequence):
-    """Any ``torch.nn.Module`` as a Relax module with its operators legalized and fused, the
-    form ``meta_schedule.relax_integration.extract_tasks`` takes (apache-tvm)."""
-    import torch
-    import tvm
-    from tvm import relax
-    from tvm.relax.frontend.torch import from_exported_program
-
-    with torch.no_grad():
-        exported = torch.export.export(module.eval(), tuple(example_inputs))
-    mod = from_exported_program(exported, keep_params_as_input=False)
-    return tvm.ir.transform.Sequential([
-        relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
-        relax.transform.FoldConstant(), relax.transform.FuseOps(), relax.transform.FuseTIR(),
-    ])(mod)
+    module, examples = bert_module(batch_size, seq_len, d_model, heads)
+    return model_from_torch(name, module, examples, target, ["data"])
 
 
 @derived_object
@@ -153,12 +152,15 @@ class _CurveCallback(ms.measure_callback.PyMeasureCallback):
     """Adds a curve point after every measured batch, and keeps the first build or run error
     of each task."""
 
-    def __init__(self, curve: Curve, weights: Sequence[float], start: float):
+    def __init__(self, curve: Curve, weights: Sequence[float], start: float,
+                 best: Optional[List[float]] = None, trials: int = 0):
         super().__init__()
         self.curve, self.weights, self.start = curve, list(weights), start
-        self.best = [FAILED_COST] * len(self.weights)
+        self.best = list(best) if best else [FAILED_COST] * len(self.weights)
         self.first_error: Dict[int, str] = {}
-        self.trials = 0
+        self.trials = trials
+        if trials:  # resumed: where the records so far left the search
+            self._add_point()
 
     def apply(self, task_scheduler, task_id, measure_candidates, builder_results,
               runner_results) -> None:
@@ -168,19 +170,26 @@ class _CurveCallback(ms.measure_callback.PyMeasureCallback):
             if error and task_id not in self.first_error:
                 self.first_error[task_id] = str(error)
         self.trials += len(runner_results)
+        self._add_point()
+
+    def _add_point(self) -> None:
         known = all(b < FAILED_COST for w, b in zip(self.weights, self.best) if w)
         latency = sum(w * b for w, b in zip(self.weights, self.best) if w) if known else math.inf
         self.curve.add(self.trials, time.time() - self.start, latency)
 
 
 def ms_tune(workload: MSWorkload, model, trials: int, work_dir: str, target, seed: int = 0,
-            per_iter: int = 16, builder=None, name: str = "") -> Curve:
+            per_iter: int = 16, builder=None, name: str = "", resume: bool = False) -> Curve:
     """Tune ``workload`` with MetaSchedule and the cost model ``model``; returns its curve,
-    named ``name``.
+    named ``name``. The records go to the JSON database in ``work_dir``, as ``tune_relax``
+    writes them, each as soon as it is measured.
 
     ``builder`` defaults to :func:`.builder.local_builder` (MetaSchedule's ``LocalBuilder``,
     without apache-tvm's per-batch tensor-intrinsic import). A task none of whose candidates
-    built and ran is logged with its first error.
+    built and ran is logged with its first error. With ``resume``, the records already in
+    ``work_dir`` count against ``trials``, start the curve, and train ``model`` before the
+    search goes on (the search itself starts from the database's best programs, as it
+    always does).
     """
     get_loggers_from_work_dir, fork_seed = ms.logging.get_loggers_from_work_dir, ms.utils.fork_seed
     os.makedirs(work_dir, exist_ok=True)
@@ -199,14 +208,17 @@ def ms_tune(workload: MSWorkload, model, trials: int, work_dir: str, target, see
                                         get_loggers_from_work_dir(work_dir, names),
                                         fork_seed(seed, n=len(names)))
     ]
+    database = ms.database.JSONDatabase(work_dir=work_dir)
+    best = [FAILED_COST] * len(names)
+    done = _learn_measured(database, contexts, model, best) if resume else 0
     curve = Curve(name, seed)
-    callback = _CurveCallback(curve, workload.weights, time.time())
-    ms.tune_tasks(tasks=contexts, task_weights=workload.weights, work_dir=work_dir,
-                  max_trials_global=trials, num_trials_per_iter=per_iter,
-                  builder=builder or local_builder(),
-                  cost_model=model,
-                  measure_callbacks=list(ms.MeasureCallback.create("default")) + [callback],
-                  task_scheduler="gradient")
+    callback = _CurveCallback(curve, workload.weights, time.time(), best, done)
+    if trials > done:
+        ms.tune_tasks(tasks=contexts, task_weights=workload.weights, work_dir=work_dir,
+                      max_trials_global=trials - done, num_trials_per_iter=per_iter,
+                      builder=builder or local_builder(), database=database, cost_model=model,
+                      measure_callbacks=list(ms.MeasureCallback.create("default")) + [callback],
+                      task_scheduler="gradient")
     for task_id, task in enumerate(names):
         if callback.best[task_id] >= FAILED_COST:
             logger.warning("[%s seed %d] no candidate of task %s built and ran; first error: %s",
@@ -215,5 +227,33 @@ def ms_tune(workload: MSWorkload, model, trials: int, work_dir: str, target, see
     return curve
 
 
-__all__ = ["MSWorkload", "ms_tune", "ms_workload", "ms_workload_from_model",
-           "ms_workload_from_torch", "relax_from_torch", "relax_network"]
+def measured_records(database, contexts) -> List[list]:
+    """Each task's valid records in ``database``, best first."""
+    out = []
+    for context in contexts:
+        if not database.has_workload(context.mod):
+            out.append([])
+            continue
+        workload = database.commit_workload(context.mod)
+        out.append(list(database.get_top_k(workload, 1 << 30)))
+    return out
+
+
+def _learn_measured(database, contexts, model, best: List[float]) -> int:
+    """Train ``model`` on the records ``database`` holds for ``contexts`` and set each
+    task's ``best``; returns how many records there were."""
+    seen = 0
+    for task_id, (context, records) in enumerate(zip(contexts,
+                                                     measured_records(database, contexts))):
+        if not records:
+            continue
+        results = [ms.runner.RunnerResult([float(x) for x in r.run_secs], None)
+                   for r in records]
+        model.update(context, [r.as_measure_candidate() for r in records], results)
+        best[task_id] = min(run_cost(res) for res in results)
+        seen += len(records)
+    return seen
+
+
+__all__ = ["MSWorkload", "measured_records", "ms_tune", "ms_workload", "ms_workload_from_model",
+           "ms_workload_from_torch", "relax_network"]

@@ -11,12 +11,26 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Callable, Dict, Hashable, List
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Hashable, List, Optional
 
 import numpy as np
 
 #: Largest difference from the reference allowed, relative to the reference's largest value.
 TOLERANCE = 1e-3
+
+
+@dataclass
+class BuildReport:
+    """What building a tuned result gave, whichever search tuned it."""
+
+    latency: float  # median seconds of repeated runs
+    error: float  # largest |tuned - reference| / largest |reference| over the outputs
+    reference: str  # what the outputs were checked against
+    fallback: List[str] = field(default_factory=list)  # tasks built without a tuned schedule
+    reference_latency: Optional[float] = None  # the framework's own time (seconds), if any
+    exported: Optional[str] = None  # the compiled library's path
+    profile: Optional[Any] = None  # where its time goes, if asked (ansor.profile.BuildProfile)
 
 
 class WrongResultError(ValueError):
@@ -142,15 +156,17 @@ def graph_timer(lib, dev, feeds: Dict[str, np.ndarray]) -> Timer:
     return timer
 
 
-def export_library(lib, path: str, inputs: Dict) -> None:
+def export_library(lib, path: str, inputs: Dict, entry: str = "default",
+                   executor: str = "graph") -> None:
     """Write the compiled library (load it with ``tvm.runtime.load_module``) and, beside it,
-    ``PATH.json`` with its inputs' names, shapes and dtypes."""
+    ``PATH.json`` with its inputs' names, shapes and dtypes, and how to run it: ``entry``
+    (the graph executor's ``default``, the Relax VM's ``main``) and ``executor``."""
     lib.export_library(path)
     with open(path + ".json", "w") as f:
         json.dump({"inputs": {n: {"shape": list(s), "dtype": d} for n, (s, d) in inputs.items()},
-                   "entry": "default", "executor": "graph"}, f, indent=1)
+                   "entry": entry, "executor": executor}, f, indent=1)
 
 
-__all__ = ["TOLERANCE", "Timer", "WrongResultError", "check_outputs", "export_library",
-           "graph_timer", "nonfinite_mismatches", "reference_timer", "relative_error",
-           "run_network", "time_reference", "time_side_by_side"]
+__all__ = ["BuildReport", "TOLERANCE", "Timer", "WrongResultError", "check_outputs",
+           "export_library", "graph_timer", "nonfinite_mismatches", "reference_timer",
+           "relative_error", "run_network", "time_reference", "time_side_by_side"]

@@ -91,10 +91,11 @@ def table_rows(mod) -> Dict[str, int]:
 
 
 def input_ranges(inputs: Dict[str, Tuple[Tuple[int, ...], str]], mod=None,
-                 given: Optional[Dict[str, InputRange]] = None) -> Dict[str, InputRange]:
+                 given: Optional[Dict[str, InputRange]] = None,
+                 rows: Optional[Dict[str, int]] = None) -> Dict[str, InputRange]:
     """The range each of ``inputs`` (name -> (shape, dtype)) is drawn from: ``given``'s, else
-    over the table it indexes in ``mod`` (a Relay module, if any), else :data:`FLOAT_RANGE` or
-    :data:`INT_RANGE`.
+    over the table it indexes (``rows``, or :func:`table_rows` of ``mod``, a Relay module, if
+    any), else :data:`FLOAT_RANGE` or :data:`INT_RANGE`.
 
     Raises
     ------
@@ -106,8 +107,9 @@ def input_ranges(inputs: Dict[str, Tuple[Tuple[int, ...], str]], mod=None,
     if unknown:
         raise ValueError(f"--input-range names {unknown}, which the model does not take; its "
                          f"inputs: {list(inputs)}")
-    rows = table_rows(mod) if mod is not None and any(
-        "int" in dtype for _, dtype in inputs.values()) else {}
+    if rows is None:
+        rows = table_rows(mod) if mod is not None and any(
+            "int" in dtype for _, dtype in inputs.values()) else {}
     out = {}
     for name, (_, dtype) in inputs.items():
         if name in given:

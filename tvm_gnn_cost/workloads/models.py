@@ -131,18 +131,18 @@ def _from_onnx(path: str, shapes: Dict[str, Tuple[int, ...]],
                dtypes: Dict[str, str]) -> ModelSource:
     from tvm import relay
 
-    model, inputs = _read_onnx(path, shapes, dtypes)
+    model, inputs = read_onnx(path, shapes, dtypes)
     reduce_axes_as_attributes(model)  # what torch.onnx.export writes, as TVM 0.19 reads it
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=CHECKER_WARNING.pattern)
-        mod, params = _convert(path, lambda: relay.frontend.from_onnx(
+        mod, params = run_frontend(path, lambda: relay.frontend.from_onnx(
             model, {n: s for n, (s, _) in inputs.items()},
             dtype={n: d for n, (_, d) in inputs.items()}, freeze_params=True))
-    return ModelSource(os.path.basename(path), mod, params, inputs, _onnxruntime(path),
+    return ModelSource(os.path.basename(path), mod, params, inputs, onnxruntime_reference(path),
                        "onnxruntime")
 
 
-def _read_onnx(path: str, shapes: Optional[Dict[str, Tuple[int, ...]]] = None,
+def read_onnx(path: str, shapes: Optional[Dict[str, Tuple[int, ...]]] = None,
               dtypes: Optional[Dict[str, str]] = None):
     """An ONNX file and its inputs: ``(onnx.ModelProto, {name: (shape, dtype)})``, each
     input's shape from ``shapes`` or else the file's static one."""
@@ -197,7 +197,8 @@ def _require(name: str):
                          "Runtime)") from None
 
 
-def _onnxruntime(path: str) -> Reference:
+def onnxruntime_reference(path: str) -> Reference:
+    """The ONNX file run by ONNX Runtime (CPU provider)."""
     onnxruntime = _require("onnxruntime")
     session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
     return lambda feeds: [np.asarray(o) for o in session.run(None, feeds)]
@@ -345,8 +346,9 @@ def _torch_source(name: str, module, examples: Sequence, names: List[str]) -> Mo
     script = module if scripted else trace(module, examples)
     inputs = {n: (tuple(x.shape), str(x.dtype).replace("torch.", ""))
               for n, x in zip(names, examples)}
-    mod, params = _convert(name, lambda: relay.frontend.from_pytorch(script, list(inputs.items())),
-                           SCRIPTED_FIX if scripted else None)
+    mod, params = run_frontend(
+        name, lambda: relay.frontend.from_pytorch(script, list(inputs.items())),
+        SCRIPTED_FIX if scripted else None)
     return ModelSource(name, mod, params, inputs, torch_reference(module, names), "torch")
 
 
@@ -368,10 +370,10 @@ def trace(module, examples: Sequence):
         torch.backends.mha.set_fastpath_enabled(fast)
 
 
-def _convert(name: str, convert, fix: Optional[str] = None):
-    """Run a Relay frontend; what it raises (operators it lacks, shapes that do not fit, a
-    bug of its own) becomes a ValueError of one line that says what to try (``fix``, where
-    the model's own form is known to be the cause)."""
+def run_frontend(name: str, convert, fix: Optional[str] = None):
+    """Run a TVM frontend (Relay's or Relax's); what it raises (operators it lacks, shapes
+    that do not fit, a bug of its own) becomes a ValueError of one line that says what to try
+    (``fix``, where the model's own form is known to be the cause)."""
     import tvm
 
     try:
@@ -380,7 +382,8 @@ def _convert(name: str, convert, fix: Optional[str] = None):
         raise ValueError(f"TVM's frontend cannot import {name}: {error_summary(err)}. "
                          + (fix or "Replace those operators in the model, or export it another "
                                    "way (ONNX or TorchScript)")) from None
-    except tvm.TVMError as err:  # most often Relay's type inference: shapes that do not fit
+    except getattr(tvm, "TVMError", RuntimeError) as err:  # apache-tvm: RuntimeError's kinds
+        # most often type inference: shapes that do not fit
         raise ValueError(f"TVM cannot import {name}: {error_summary(err)}. "
                          + (fix or "If the input shapes are the cause, check --input-shapes: "
                                    "each input's shape must be one the model accepts, and "
@@ -407,4 +410,5 @@ def torch_reference(module, names: Sequence[str]) -> Reference:
 
 
 __all__ = ["ModelSource", "Reference", "is_model_spec", "load_entry_point", "load_model",
-           "parse_input_dtypes", "parse_input_shapes", "torch_reference", "trace"]
+           "onnxruntime_reference", "parse_input_dtypes", "parse_input_shapes", "read_onnx",
+           "run_frontend", "torch_reference", "trace"]

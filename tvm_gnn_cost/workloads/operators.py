@@ -42,16 +42,18 @@ def conv2d_bias_relu(n: int, h: int, w: int, ci: int, co: int, kernel: int, stri
     return [data, weight, bias, out]
 
 
+#: The demo's operators (``make demo``, ``make demo-modern``): a 256^3 matmul and a
+#: ResNet-style conv2d+bias+relu, each once.
+DEMO = (("matmul", (256, 256, 256)), ("conv2d_bias_relu", (1, 14, 14, 64, 64, 3)))
+
+
 def demo_tasks(target=None) -> List["auto_scheduler.SearchTask"]:
-    """The demo's workload set: a 256^3 matmul and a ResNet-style conv2d+bias+relu."""
+    """The Ansor tasks of :data:`DEMO`."""
     from .targets import host_target
 
     target = target or host_target()
-    return [
-        auto_scheduler.SearchTask(func="tvm_gnn_cost.matmul", args=(256, 256, 256), target=target),
-        auto_scheduler.SearchTask(func="tvm_gnn_cost.conv2d_bias_relu", args=(1, 14, 14, 64, 64, 3),
-                                  target=target),
-    ]
+    return [auto_scheduler.SearchTask(func=f"tvm_gnn_cost.{func}", args=args, target=target)
+            for func, args in DEMO]
 
 
 def from_shapes(shapes, dtype: str = "float32"):
