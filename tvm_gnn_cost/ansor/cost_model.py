@@ -3,16 +3,15 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from dataclasses import replace
 from typing import Optional
 
 import numpy as np
 from tvm.auto_scheduler.cost_model.cost_model import PythonBasedModel
 
-from ..core.checkpoint import Checkpointed, check_feature_names, load_checkpoint
+from ..core.checkpoint import Checkpointed, load_checkpoint
 from ..core.config import (FeaturizerConfig, ModelConfig, TrainerConfig,
                            resolve_trainer_config)
-from ..core.prior import PRIOR_RECORDS, blend_scores, prior_weight
+from ..core.prior import PRIOR_RECORDS, prior_weight
 from ..core.trainer import OnlineTrainer
 from .featurizer import StateFeaturizer, task_key
 from .logs import read_log
@@ -61,8 +60,6 @@ class GNNCostModel(Checkpointed, PythonBasedModel):
                     resolve_trainer_config(trainer_config, seed, num_warmup_sample),
                     featurizer_config or FeaturizerConfig())
         self.rebuilder = TaskRebuilder()
-        self.prior: Optional[OnlineTrainer] = None
-        self.prior_file: Optional[str] = None
         self.prior_records = float(prior_records)
         prior_weight(0, self.prior_records)  # refuses a negative setting now, not mid-search
         if prior is not None:
@@ -90,6 +87,7 @@ class GNNCostModel(Checkpointed, PythonBasedModel):
         self.featurizer = StateFeaturizer(fcfg)
         self.featurizer_config = fcfg
         self.feature_names = self.featurizer.names
+        self.n_store_features = self.featurizer.n_store_features
         self.trainer = OnlineTrainer(self.featurizer.n_features, mcfg, tcfg,
                                      self.featurizer.n_store_features)
         self.last_fit = None
@@ -137,15 +135,7 @@ class GNNCostModel(Checkpointed, PythonBasedModel):
         np.ndarray
             ``len(states)`` scores.
         """
-        graphs = self.featurizer.featurize(task, states)
-        key = task_key(task)
-        if self.prior is None:
-            return self.trainer.predict(graphs, key)
-        prior = self.prior.predict(graphs, key)
-        if not self.trainer.ready:  # its hash scores would be thrown away
-            return prior
-        w = prior_weight(self.trainer.task_valid.get(key, 0), self.prior_records)
-        return blend_scores(prior, self.trainer.predict(graphs, key), w)
+        return self.scores(self.featurizer.featurize(task, states), task_key(task))
 
     def predict_stages(self, task, states):
         """Not used by Ansor's search; per-stage scores are not offered."""
@@ -185,30 +175,3 @@ class GNNCostModel(Checkpointed, PythonBasedModel):
         """
         super().save(file_name)
 
-    def load_prior(self, file_name: str) -> None:
-        """Keep the pretrained GNN of ``file_name`` frozen as a prior for this model.
-
-        The online GNN keeps learning this job from its own measurements, without
-        exploration noise; on each task the two scores are mixed, the prior leading
-        until the task has about ``prior_records`` valid records of its own (see
-        :mod:`tvm_gnn_cost.core.prior`). Unlike :meth:`load`, the pretrained weights
-        are never fine-tuned, so what they learned is not erased by a few records.
-
-        Raises
-        ------
-        ValueError
-            If the file is not a GNNCostModel checkpoint, or was written with
-            other featurizer settings or another feature schema than this model's.
-        """
-        payload, mcfg, tcfg, fcfg = load_checkpoint(file_name)
-        if fcfg != self.featurizer.config:
-            raise ValueError(f"{file_name} was trained with {fcfg}, this model featurizes with "
-                             f"{self.featurizer.config}; pass featurizer_config={fcfg} to "
-                             "GNNCostModel to use it as a prior")
-        check_feature_names(file_name, payload, self.featurizer.names)
-        prior = OnlineTrainer(self.featurizer.n_features, mcfg, replace(tcfg, explore_records=0),
-                              self.featurizer.n_store_features)
-        prior.load_state(payload["state"])
-        self.prior = prior
-        self.prior_file = file_name
-        self.trainer.configure(replace(self.trainer.config, explore_records=0))

@@ -77,7 +77,7 @@ def run(args, target) -> int:
     trials = args.trials or args.trials_per_task * tasks
     if args.trials_per_task:
         print(f"budget: {trials} trials ({args.trials_per_task} a task)", flush=True)
-    model = make_ms_model(args.model, args.seed)
+    model = make_ms_model(args.model, args.seed, target)
     curve = ms_tune(workload, model, trials, args.log, target, args.seed,
                     per_iter=args.trials_per_iter, name=args.model, resume=args.resume)
     print_tuned(curve, f"database in {args.log}", "; functions that are no task are left out",

@@ -14,6 +14,7 @@ import torch
 from .config import (FeaturizerConfig, ModelConfig, PretrainRecipe, TrainerConfig,
                      config_from_dict, config_to_dict)
 from .features import FEATURE_SCHEMA_VERSION
+from .prior import PRIOR_RECORDS, blend_scores, prior_weight
 from .trainer import OnlineTrainer
 
 FORMAT = "tvm_gnn_cost.GNNCostModel"
@@ -107,7 +108,7 @@ def checkpoint_recipe(path: str) -> Optional[PretrainRecipe]:
 
 
 class Checkpointed:
-    """``save`` and ``load`` for an adapter: it keeps ``self.trainer`` (an
+    """``save``, ``load`` and ``load_prior`` for an adapter: it keeps ``self.trainer`` (an
     :class:`OnlineTrainer`), ``self.featurizer_config`` and ``self.feature_names``, and
     rebuilds them in ``_build(model_config, trainer_config, featurizer_config)``."""
 
@@ -115,6 +116,10 @@ class Checkpointed:
     featurizer_config: FeaturizerConfig
     feature_names: List[str]
     recipe: Optional[PretrainRecipe] = None  # set by pretraining; saved with the weights
+    prior: Optional[OnlineTrainer] = None  # a frozen pretrained GNN (load_prior)
+    prior_file: Optional[str] = None
+    prior_records: float = PRIOR_RECORDS
+    n_store_features: int = 0  # per-store features the GNN reads beside its nodes' (Ansor's)
 
     def _build(self, mcfg: ModelConfig, tcfg: TrainerConfig, fcfg: FeaturizerConfig) -> None:
         raise NotImplementedError
@@ -144,6 +149,45 @@ class Checkpointed:
             num_warmup_sample=recipe.pretrain.finetune_after, lr=recipe.pretrain.finetune_lr))
         self.recipe = recipe
 
+    def load_prior(self, file_name: str) -> None:
+        """Keep the pretrained GNN of ``file_name`` frozen as a prior for this model.
+
+        The online GNN keeps learning this job from its own measurements, without
+        exploration noise; on each task the two scores are mixed, the prior leading
+        until the task has about ``prior_records`` valid records of its own (see
+        :mod:`tvm_gnn_cost.core.prior`). Unlike :meth:`load`, the pretrained weights
+        are never fine-tuned, so what they learned is not erased by a few records.
+
+        Raises
+        ------
+        ValueError
+            If the file is not a checkpoint, or was written with other featurizer settings
+            or another feature schema than this model's.
+        """
+        payload, mcfg, tcfg, fcfg = load_checkpoint(file_name)
+        if fcfg != self.featurizer_config:
+            raise ValueError(f"{file_name} was trained with {fcfg}, this model featurizes with "
+                             f"{self.featurizer_config}; pass featurizer_config={fcfg} to "
+                             f"{type(self).__name__} to use it as a prior")
+        check_feature_names(file_name, payload, self.feature_names)
+        prior = OnlineTrainer(len(self.feature_names), mcfg, replace(tcfg, explore_records=0),
+                              self.n_store_features)
+        prior.load_state(payload["state"])
+        self.prior = prior
+        self.prior_file = file_name
+        self.trainer.configure(replace(self.trainer.config, explore_records=0))
+
+    def scores(self, graphs: list, key: str):
+        """Scores of ``graphs`` of the task ``key``: the online GNN's, mixed with the prior's
+        where there is one (:func:`tvm_gnn_cost.core.prior.blend_scores`)."""
+        if self.prior is None:
+            return self.trainer.predict(graphs, key)
+        prior = self.prior.predict(graphs, key)
+        if not self.trainer.ready:  # its hash scores would be thrown away
+            return prior
+        w = prior_weight(self.trainer.task_valid.get(key, 0), self.prior_records)
+        return blend_scores(prior, self.trainer.predict(graphs, key), w)
+
     def load(self, path: str) -> None:
         """Replace this model by the one saved in ``path`` (by either adapter); it predicts at
         once.
@@ -164,5 +208,5 @@ class Checkpointed:
                        if "recipe" in payload else None)
 
 
-__all__ = ["FORMAT", "SHIPPED_CHECKPOINT", "Checkpointed", "check_feature_names", "checkpoint_recipe",
-           "load_checkpoint", "save_checkpoint"]
+__all__ = ["FORMAT", "SHIPPED_CHECKPOINT", "Checkpointed", "check_feature_names",
+           "checkpoint_recipe", "load_checkpoint", "save_checkpoint"]

@@ -37,6 +37,8 @@ ANSOR_MODELS: Dict[str, ModelSpec] = {m.name: m for m in (
 
 METASCHEDULE_MODELS: Dict[str, ModelSpec] = {m.name: m for m in (
     ModelSpec("gnn", "GNNMetaCostModel, the online GNN"),
+    ModelSpec("gnn-prior", "GNNMetaCostModel with the shipped checkpoint (trained on Ansor "
+                           "programs) as a frozen prior where the target fits it"),
     ModelSpec("xgb", "MetaSchedule's own XGBoost model, as tune_tasks builds it"),
     ModelSpec("mlp", "MetaSchedule's own MLP model"),
     ModelSpec("random", "MetaSchedule's random model"),
@@ -185,8 +187,9 @@ def from_tune_flags(model: str, prior: Optional[str], no_prior: bool,
     return ("gnn-online", None) if no_prior else (model, None)
 
 
-def make_ms_model(name: str, seed: int = 0):
-    """A MetaSchedule cost model of :data:`METASCHEDULE_MODELS`."""
+def make_ms_model(name: str, seed: int = 0, target=None):
+    """A MetaSchedule cost model of :data:`METASCHEDULE_MODELS`, for ``target`` (default:
+    this CPU), which decides whether ``gnn-prior`` has its prior."""
     if name not in METASCHEDULE_MODELS:
         raise ValueError(f"unknown MetaSchedule model {name!r}; use one of "
                          f"{', '.join(model_names('metaschedule'))}")
@@ -194,6 +197,8 @@ def make_ms_model(name: str, seed: int = 0):
 
     if name == "gnn":
         return GNNMetaCostModel(seed=seed)
+    if name == "gnn-prior":
+        return GNNMetaCostModel.pretrained(target, seed=seed)
     kwargs = {"seed": seed} if name == "random" else {}
     return ms.cost_model.CostModel.create(name, **kwargs)
 

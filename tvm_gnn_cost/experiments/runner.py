@@ -234,8 +234,8 @@ def metaschedule_runs(workload, models: Sequence[str], seeds: int, trials: int, 
             with open(path) as f:
                 return Curve.from_dict(json.load(f))
         print(f"[{model} seed {seed}] tuning {workload.name} with MetaSchedule", flush=True)
-        curve = ms_tune(workload, make_ms_model(model, seed), trials, path[:-5], target, seed,
-                        per_iter, name=model)
+        curve = ms_tune(workload, make_ms_model(model, seed, target), trials, path[:-5], target,
+                        seed, per_iter, name=model)
         with open(path, "w") as f:
             json.dump(curve.to_dict(), f)
         return curve

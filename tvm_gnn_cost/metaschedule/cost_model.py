@@ -19,10 +19,11 @@ from typing import List, Optional
 
 import numpy as np
 
-from ..core.checkpoint import Checkpointed
+from ..core.checkpoint import Checkpointed, load_checkpoint
 from ..core.config import FeaturizerConfig, ModelConfig, TrainerConfig, resolve_trainer_config
 from ..core.features import feature_names
 from ..core.labels import FAILED_COST, clean_costs
+from ..core.prior import PRIOR_RECORDS, prior_weight
 from ..core.trainer import OnlineTrainer
 from ..tir.compat import structural_hash
 from .tirgraph import featurize_module
@@ -67,6 +68,10 @@ class GNNMetaCostModel(ms.cost_model.PyCostModel, Checkpointed):
         Seeds weights, batching and pre-warm-up scores (``trainer_config.seed`` if not given).
     model_config, trainer_config, featurizer_config : optional
         See :mod:`tvm_gnn_cost.core.config`; the same settings as ``GNNCostModel``.
+    prior : str, optional
+        A checkpoint kept frozen as a prior beside the online GNN (:meth:`load_prior`).
+    prior_records : float
+        A task's own valid records at which the prior and the online GNN weigh the same.
     """
 
     # MetaSchedule's derived_object needs PyCostModel as the first base, whose save and load
@@ -76,10 +81,27 @@ class GNNMetaCostModel(ms.cost_model.PyCostModel, Checkpointed):
 
     def __init__(self, seed: Optional[int] = None, model_config: Optional[ModelConfig] = None,
                  trainer_config: Optional[TrainerConfig] = None,
-                 featurizer_config: Optional[FeaturizerConfig] = None):
+                 featurizer_config: Optional[FeaturizerConfig] = None,
+                 prior: Optional[str] = None, prior_records: float = PRIOR_RECORDS):
         super().__init__()
+        if prior is not None and featurizer_config is None:
+            featurizer_config = load_checkpoint(prior)[3]  # see what the prior was trained on
         self._build(model_config or ModelConfig(), resolve_trainer_config(trainer_config, seed),
                     featurizer_config or FeaturizerConfig())
+        self.prior_records = float(prior_records)
+        prior_weight(0, self.prior_records)  # refuses a negative setting now, not mid-search
+        if prior is not None:
+            self.load_prior(prior)
+
+    @classmethod
+    def pretrained(cls, target=None, seed: Optional[int] = None,
+                   **kwargs) -> "GNNMetaCostModel":
+        """The online GNN with the shipped checkpoint (trained on Ansor programs) as a frozen
+        prior where ``target`` is a CPU it was trained for, alone elsewhere, as
+        ``GNNCostModel.pretrained`` decides."""
+        from ..workloads.targets import shipped_prior
+
+        return cls(seed=seed, prior=shipped_prior(target), **kwargs)
 
     def _build(self, mcfg: ModelConfig, tcfg: TrainerConfig, fcfg: FeaturizerConfig) -> None:
         if fcfg.lowered or fcfg.step_tokens or fcfg.loop_footprints:
@@ -121,7 +143,7 @@ class GNNMetaCostModel(ms.cost_model.PyCostModel, Checkpointed):
 
     def predict(self, context, candidates) -> np.ndarray:
         """Scores of ``candidates``: positive, higher is faster (0 if one cannot be read)."""
-        scores = self.trainer.predict(self.featurize(candidates), context_key(context))
+        scores = self.scores(self.featurize(candidates), context_key(context))
         return np.where(np.isfinite(scores), scores, 0.0).astype("float64")
 
 
