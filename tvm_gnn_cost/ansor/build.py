@@ -10,7 +10,6 @@ else is an error, not a result.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import Dict, Hashable, Iterable, List, Optional
 
 import numpy as np
@@ -18,7 +17,7 @@ import tvm
 from tvm import auto_scheduler, relay
 from tvm.auto_scheduler.relay_integration import TracingEnvironment, TracingMode
 
-from ..workloads.harness import (BuildReport, Timer, check_outputs, export_library,
+from ..workloads.harness import (BuildReport, Built, Timer, check_outputs, export_library,
                                  graph_timer, reference_timer, run_network, time_side_by_side)
 from ..workloads.inputs import random_inputs
 from ..workloads.layout import use_rewritable_dense
@@ -90,15 +89,6 @@ def _relay_build(workload: Workload, target, log_file: Optional[str], config: Di
         with tvm.transform.PassContext(
                 opt_level=3, config={"relay.backend.use_auto_scheduler": True, **config}):
             return relay.build(workload.mod, target=target, params=workload.params)
-
-
-@dataclass
-class Built:
-    """A tuned build whose outputs were checked against the reference, ready to time."""
-
-    report: BuildReport  # latency 0 until timed
-    timer: Timer
-    lib: Optional[object] = None  # the compiled network (None for single operators)
 
 
 def build_checked(workload: Workload, log_file: str, target) -> Built:

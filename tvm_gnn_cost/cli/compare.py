@@ -102,7 +102,8 @@ def _ansor(args, target, models: List[str]) -> int:
 
 
 def _metaschedule(args, target, models: List[str]) -> int:
-    from ..experiments.runner import metaschedule_runs
+    from ..experiments.runner import (framework_line, metaschedule_log, metaschedule_runs,
+                                      time_builds)
     from ..metaschedule.tuning import ms_workload
     from ..workloads.models import parse_input_dtypes, parse_input_shapes
     from ..workloads.targets import with_num_cores
@@ -118,7 +119,16 @@ def _metaschedule(args, target, models: List[str]) -> int:
           flush=True)
     curves = metaschedule_runs(workload, models, args.seeds, args.trials, args.out, target,
                                args.trials_per_iter)
-    return _report(curves, args.out, f"{args.network} with MetaSchedule on {target}")
+    note = ""
+    if workload.model is not None and not args.no_build:  # a Relax model (apache-tvm) builds
+        from ..metaschedule.relax_build import build_checked
+
+        logs = [metaschedule_log(args.out, c.model, c.seed) for c in curves]
+        seconds = time_builds(curves, logs, workload.model, target, args.out,
+                              lambda log: build_checked(workload.model, workload.modules, log,
+                                                        target))
+        note = framework_line(workload.model, seconds)
+    return _report(curves, args.out, f"{args.network} with MetaSchedule on {target}", note)
 
 
 def _report(curves, out: str, title: str, note: str = "") -> int:

@@ -156,17 +156,19 @@ def call_child(command: List[str], grace: float = 300.0) -> int:
 
 
 def time_builds(curves: Sequence[Curve], logs: Sequence[str], workload, target,
-                out: str) -> Optional[float]:
+                out: str, build_checked=None) -> Optional[float]:
     """Build each run's log with its best schedules, check it, and time all builds in turns
     (:func:`~tvm_gnn_cost.workloads.harness.time_side_by_side`) with the original model in its
     framework, so that the host's drift hits each alike; returns the framework's seconds
     (None if not timed).
 
-    Sets each curve's ``measured`` or, where the build failed or its outputs were wrong,
-    ``build_error``. Results of an earlier call on the same ``out`` are kept if every run
-    has one (timed together then).
+    ``workload`` has the model's ``name``, ``reference``, ``framework`` and ``feeds``;
+    ``build_checked(log)`` builds and checks one run (a
+    :class:`~tvm_gnn_cost.workloads.harness.Built`; default: Ansor's, of ``workload`` for
+    ``target``). Sets each curve's ``measured`` or, where the build failed or its outputs
+    were wrong, ``build_error``. Results of an earlier call on the same ``out`` are kept if
+    every run has one (timed together then).
     """
-    from ..ansor.build import build_checked
     from ..workloads.errors import error_summary
     from ..workloads.harness import WrongResultError, reference_timer, time_side_by_side
 
@@ -180,12 +182,17 @@ def time_builds(curves: Sequence[Curve], logs: Sequence[str], workload, target,
             for c in curves:
                 c.measured, c.build_error = previous[key(c)].measured, previous[key(c)].build_error
             return None
+    if build_checked is None:
+        from ..ansor.build import build_checked as ansor_build
+
+        def build_checked(log):
+            return ansor_build(workload, log, target)
     timers = {}
     for i, (curve, log) in enumerate(zip(curves, logs)):
         print(f"[{curve.model} seed {curve.seed}] building {workload.name} with the best "
               f"schedules of {log}", flush=True)
         try:
-            timers[i] = build_checked(workload, log, target).timer
+            timers[i] = build_checked(log).timer
         except WrongResultError as err:
             curve.build_error = f"wrong outputs: {err}"
             logger.error("[%s seed %d] %s", curve.model, curve.seed, curve.build_error)
@@ -220,16 +227,22 @@ def framework_line(workload, seconds: Optional[float], runs: int = 15) -> str:
             f"host ({how}): what the user would run without TVM.")
 
 
+def metaschedule_log(out: str, model: str, seed: int) -> str:
+    """The work folder (JSON database) of one MetaSchedule run of a comparison."""
+    return os.path.join(out, "metaschedule", f"{model}-seed{seed}")
+
+
 def metaschedule_runs(workload, models: Sequence[str], seeds: int, trials: int, out: str,
                       target, per_iter: int = 16) -> List[Curve]:
     """Tune ``workload`` (an :class:`~tvm_gnn_cost.metaschedule.tuning.MSWorkload`) with every
     MetaSchedule model for every seed in this process; each finished run's curve is kept in
-    ``out/metaschedule/MODEL-seedN.json`` and reused."""
+    ``out/metaschedule/MODEL-seedN.json`` (its database in the folder beside,
+    :func:`metaschedule_log`) and reused."""
     from ..metaschedule.tuning import ms_tune
     from .registry import make_ms_model
 
     def run_one(model: str, seed: int) -> Curve:
-        path = os.path.join(out, "metaschedule", f"{model}-seed{seed}.json")
+        path = metaschedule_log(out, model, seed) + ".json"
         if os.path.exists(path):  # a finished run is reused
             with open(path) as f:
                 return Curve.from_dict(json.load(f))
@@ -244,4 +257,5 @@ def metaschedule_runs(workload, models: Sequence[str], seeds: int, trials: int, 
 
 
 __all__ = ["AnsorRuns", "ChildCommand", "ansor_runs", "call_child", "each_run",
-           "framework_line", "metaschedule_runs", "time_builds", "tune_in_child"]
+           "framework_line", "metaschedule_log", "metaschedule_runs", "time_builds",
+           "tune_in_child"]

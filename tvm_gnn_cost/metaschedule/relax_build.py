@@ -17,7 +17,7 @@ from typing import Dict, Hashable, List, Optional
 
 import numpy as np
 
-from ..workloads.harness import (BuildReport, Timer, check_outputs, export_library,
+from ..workloads.harness import (BuildReport, Built, Timer, check_outputs, export_library,
                                  reference_timer, time_side_by_side)
 from .cost_model import ms
 from .relax_models import RelaxModel
@@ -90,13 +90,10 @@ def vm_timer(vm, feeds: Dict[str, np.ndarray], dev) -> Timer:
     return timer
 
 
-def build_and_time(model: RelaxModel, tasks, work_dir: str, target, number: int = 10,
-                   repeat: int = 10, min_repeat_ms: int = 100,
-                   export: Optional[str] = None) -> BuildReport:
-    """Build ``model`` with the best programs of the database in ``work_dir``, check its
-    outputs against the original, time the two in turns
-    (:func:`~tvm_gnn_cost.workloads.harness.time_side_by_side`) and export the library if
-    asked. ``tasks`` are the tuned ``(name, module)`` pairs, for naming those that fell back.
+def build_checked(model: RelaxModel, tasks, work_dir: str, target) -> Built:
+    """Build ``model`` with the best programs of the database in ``work_dir`` and check its
+    outputs against the original; ``tasks`` are the tuned ``(name, module)`` pairs, for
+    naming those that fell back.
 
     Raises
     ------
@@ -113,16 +110,33 @@ def build_and_time(model: RelaxModel, tasks, work_dir: str, target, number: int 
     feeds = model.feeds()
     error = check_outputs(vm_outputs(vm, feeds, dev), model.reference(feeds), model.framework)
     report = BuildReport(0.0, error, model.framework, fallback_tasks(tasks, database, target))
-    timers: Dict[Hashable, Timer] = {"build": vm_timer(vm, feeds, dev),
-                                     "reference": reference_timer(model.reference, feeds)}
+    return Built(report, vm_timer(vm, feeds, dev), executable)
+
+
+def build_and_time(model: RelaxModel, tasks, work_dir: str, target, number: int = 10,
+                   repeat: int = 10, min_repeat_ms: int = 100,
+                   export: Optional[str] = None) -> BuildReport:
+    """:func:`build_checked`, then the build and the original timed in turns
+    (:func:`~tvm_gnn_cost.workloads.harness.time_side_by_side`, ``repeat`` rounds) and the
+    library exported if asked.
+
+    Raises
+    ------
+    WrongResultError
+        If the outputs differ from the original's.
+    """
+    built = build_checked(model, tasks, work_dir, target)
+    timers: Dict[Hashable, Timer] = {"build": built.timer,
+                                     "reference": reference_timer(model.reference, model.feeds())}
     seconds = time_side_by_side(timers, rounds=repeat, number=number, repeat=1,
                                 min_repeat_ms=min_repeat_ms)
+    report = built.report
     report.latency, report.reference_latency = seconds["build"], seconds["reference"]
     if export:
-        export_library(executable, export, model.inputs, entry="main", executor="relax-vm")
+        export_library(built.lib, export, model.inputs, entry="main", executor="relax-vm")
         report.exported = export
     return report
 
 
-__all__ = ["build_and_time", "compile_tuned", "fallback_tasks", "open_database", "vm_outputs",
+__all__ = ["build_and_time", "build_checked", "compile_tuned", "fallback_tasks", "open_database", "vm_outputs",
            "vm_timer"]

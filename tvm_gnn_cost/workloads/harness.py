@@ -33,6 +33,15 @@ class BuildReport:
     profile: Optional[Any] = None  # where its time goes, if asked (ansor.profile.BuildProfile)
 
 
+@dataclass
+class Built:
+    """A tuned build whose outputs were checked against the reference, ready to time."""
+
+    report: BuildReport  # latency 0 until timed
+    timer: "Timer"
+    lib: Optional[Any] = None  # the compiled network (None for single operators)
+
+
 class WrongResultError(ValueError):
     """A build's outputs differ from the reference's beyond :data:`TOLERANCE`."""
 
@@ -167,6 +176,6 @@ def export_library(lib, path: str, inputs: Dict, entry: str = "default",
                    "entry": entry, "executor": executor}, f, indent=1)
 
 
-__all__ = ["BuildReport", "TOLERANCE", "Timer", "WrongResultError", "check_outputs",
+__all__ = ["BuildReport", "Built", "TOLERANCE", "Timer", "WrongResultError", "check_outputs",
            "export_library", "graph_timer", "nonfinite_mismatches", "reference_timer",
            "relative_error", "run_network", "time_reference", "time_side_by_side"]
