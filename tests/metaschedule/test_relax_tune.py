@@ -25,8 +25,8 @@ def _tune(*argv):
 
 
 def test_an_onnx_model_is_tuned_built_checked_and_runs_exported(tmp_path, capsys):
-    """ONNX in, through ``relax.frontend.onnx``; the library loads in a process that never
-    saw the model and gives ONNX Runtime's outputs."""
+    """ONNX in, through ``relax.frontend.onnx``, its convolution converted to NHWC; the
+    library loads in a process that never saw the model and gives ONNX Runtime's outputs."""
     import onnxruntime
     import torch
 
@@ -35,7 +35,7 @@ def test_an_onnx_model_is_tuned_built_checked_and_runs_exported(tmp_path, capsys
     torch.onnx.export(model, (x,), path, dynamo=False, input_names=["image"])
     lib = str(tmp_path / "cnn.so")
     assert _tune("--network", path, "--trials", "16", "--log", str(tmp_path / "work"),
-                 "--export", lib) == 0
+                 "--desired-layout", "NHWC", "--export", lib) == 0
     out = capsys.readouterr().out
     assert "outputs match onnxruntime" in out and "onnxruntime runs the original in" in out
     counts = dict(p.split() for p in out.split("trials a task: ")[1].splitlines()[0].split(", "))

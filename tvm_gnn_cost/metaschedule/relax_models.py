@@ -68,8 +68,8 @@ def load_relax_model(spec: str, target, input_shapes: Optional[Dict[str, Tuple[i
         ``*.onnx`` or ``package.module:function``.
     target : tvm.target.Target
     input_shapes, input_dtypes : dict, optional
-        As ``tune --input-shapes`` gives them: optional for ONNX (the file's static shapes),
-        for an entry point that returns its module alone.
+        As ``tune --input-shapes`` gives them: optional for ONNX (the file's static shapes
+        otherwise), needed for an entry point that returns its module alone.
     given_ranges : dict, optional
         ``--input-range``: the values each input is checked with.
     weight_prepack : bool
@@ -149,8 +149,12 @@ def prepare(mod, target, weight_prepack: bool = True, layout: Optional[str] = No
     from tvm.relax import transform as T
 
     passes = [T.DecomposeOpsForInference(), T.CanonicalizeBindings()]
-    if layout:
-        passes.append(T.ConvertLayout({"relax.nn.conv2d": [layout, "default"]}))
+    if layout:  # Relax names the kernel's layout too: the one that goes with the data's
+        kernel = {"NHWC": "OHWI", "NCHW": "OIHW"}.get(layout)
+        if kernel is None:
+            raise ValueError(f"--desired-layout {layout}: MetaSchedule's path converts to NHWC "
+                             "or NCHW")
+        passes.append(T.ConvertLayout({"relax.nn.conv2d": [layout, kernel]}))
     passes += [T.LegalizeOps(), T.AnnotateTIROpPattern(), T.FoldConstant(), T.FuseOps(),
                T.FuseTIR()]
     if weight_prepack:
