@@ -193,11 +193,11 @@ def test_a_killed_tuning_job_resumes_without_losing_a_record(tmp_path):
                       "again)")], ids=["tune", "collect"])
 def test_ctrl_c_ends_measuring_between_rounds_and_the_log_goes_on(tmp_path, command, size,
                                                                   again, hint):
-    """A terminal's Ctrl-C reaches the whole process group: the measuring workers die, and
-    TVM turned the KeyboardInterrupt raised in its callbacks into unrelated tracebacks. The
-    job ends after the round (tune) or chunk (collect) under way, keeping what was measured
-    before Ctrl-C and nothing after, with one line and exit 130; started again, it goes
-    on."""
+    """A terminal's Ctrl-C reaches the whole process group: it killed the measuring workers
+    (one caught importing TVM printed a traceback), and TVM turned the KeyboardInterrupt
+    raised in its callbacks into unrelated tracebacks. The workers now lead sessions of their
+    own; the job ends after the round (tune) or chunk (collect) under way, keeping what was
+    measured, all of it sound, with one line and exit 130; started again, it goes on."""
     log = str(tmp_path / "mm.json")
     cmd, env, job = start_job(command, log, size, stderr=subprocess.PIPE, text=True,
                               start_new_session=True)
@@ -208,7 +208,7 @@ def test_ctrl_c_ends_measuring_between_rounds_and_the_log_goes_on(tmp_path, comm
     assert stderr.rstrip().endswith(f"interrupted: {log} keeps every measurement made before "
                                     f"it; {hint}")
     kept = open(log).read().splitlines()
-    assert size <= len(kept) < 40  # what was measured before Ctrl-C
+    assert 2 * size <= len(kept) < 40  # the round under way finished
     assert all(json.loads(x)["r"][1] == 0 for x in kept)  # no failure of a killed worker
 
     done = subprocess.run(cmd + again, cwd=REPO, env=env, capture_output=True, text=True,

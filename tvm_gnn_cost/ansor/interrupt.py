@@ -1,15 +1,14 @@
-"""Ctrl-C or SIGTERM while measuring: stop between rounds, keeping every measurement made
-before it.
+"""Ctrl-C or SIGTERM while measuring: stop between rounds, keeping every measurement.
 
 A ``KeyboardInterrupt`` raised inside one of Ansor's measuring callbacks (Python functions
 that TVM's C++ search calls) does not stop the search cleanly: TVM prints the callback's
 traceback and ends with an unrelated error (``TypeError`` from ``local_run``, or
-``AttributeError: Op object has no attributed span``). A terminal's Ctrl-C also reaches the
-measuring worker processes, which exit, so the measurements under way fail for reasons that
-are not the programs'. :class:`StopOnInterrupt` takes the first Ctrl-C as a request: the
-round under way ends, what it wrote to the log after the request is taken out again, and
-:class:`TuningInterrupted` is raised between rounds. A second Ctrl-C stops at once (a copy
-of the first, see :mod:`tvm_gnn_cost.signals`, does not). SIGTERM (``kill``, a batch
+``AttributeError: Op object has no attributed span``). :class:`StopOnInterrupt` takes the
+first Ctrl-C as a request: the round under way ends, its measurements written, and
+:class:`TuningInterrupted` is raised between rounds. The measuring workers do not get a
+terminal's Ctrl-C (:func:`.workers.persistent_workers` starts them in sessions of their own),
+so the round's measurements are as sound as any other's. A second Ctrl-C stops at once (a
+copy of the first, see :mod:`tvm_gnn_cost.signals`, does not). SIGTERM (``kill``, a batch
 scheduler's notice) is taken the same way.
 
 A round is a ``TaskScheduler`` round (the class is one of its callbacks) or whatever runs
@@ -19,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import signal
 from typing import Iterator
 
@@ -50,15 +48,14 @@ class TuningInterrupted(KeyboardInterrupt):
 class StopOnInterrupt(TaskSchedulerCallback):
     """Ends measuring after the round in which Ctrl-C came; a ``TaskScheduler`` callback.
 
-    Put it first among the scheduler's callbacks, so that no other one records the
-    interrupted round.
+    Put it last among the scheduler's callbacks, so that the others record the round that
+    ends the job, as its measurements are in the log.
     """
 
     def __init__(self, log_file: str):
         self.log_file = log_file
         self.requested = False
         self.signum = signal.SIGINT
-        self._kept = 0  # bytes of the log when Ctrl-C came
         self._repeats = RepeatFilter()
 
     def request(self, signum, frame):  # a signal handler
@@ -68,22 +65,13 @@ class StopOnInterrupt(TaskSchedulerCallback):
             raise stopping(signum)
         self.requested = True
         self.signum = signum
-        self._kept = os.path.getsize(self.log_file) if os.path.exists(self.log_file) else 0
         logger.warning("stopping after this round; %s again to stop at once",
                        signal_name(signum))
 
     def check(self) -> None:
-        """Between rounds: raise :class:`TuningInterrupted` if Ctrl-C came, the log cut back
-        to what it held then. Ansor writes a batch of records once all of it is measured,
-        and Python runs the handler at once while measuring (the builder and runner are
-        Python functions), so what was written before is whole and sound; what came after
-        may be the killed workers' failures."""
-        if not self.requested:
-            return
-        if os.path.exists(self.log_file):
-            with open(self.log_file, "r+", encoding="utf-8") as f:
-                f.truncate(self._kept)
-        raise TuningInterrupted(self.log_file, self.signum)
+        """Between rounds: raise :class:`TuningInterrupted` if Ctrl-C or SIGTERM came."""
+        if self.requested:
+            raise TuningInterrupted(self.log_file, self.signum)
 
     def post_tune(self, task_scheduler, task_id):
         self.check()

@@ -162,8 +162,7 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
                                             init_search_callbacks=init)
                 for i, t in enumerate(tasks)]
     curve = Curve(name, seed)
-    stop = StopOnInterrupt(log_file)  # Ctrl-C: first, so that no callback sees the round
-    callbacks: list = [stop, CurveRecorder(curve, offset=done)]
+    callbacks: list = [CurveRecorder(curve, offset=done)]
     bar = ProgressBar(trials, done) if progress else None
     if bar:
         callbacks.append(bar)
@@ -178,6 +177,8 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
         first_round = default_first_round(model, measures_per_round)
     if first_round != measures_per_round:
         callbacks.append(FirstRound(first_round, budget=left))
+    stop = StopOnInterrupt(log_file)  # Ctrl-C: last, once the round is recorded everywhere
+    callbacks.append(stop)
     options = auto_scheduler.TuningOptions(
         num_measure_trials=asked,
         num_measures_per_round=measures_per_round,

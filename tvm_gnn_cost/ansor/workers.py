@@ -15,6 +15,7 @@ the processes of one batch; one that died between batches is started again befor
 from __future__ import annotations
 
 import contextlib
+import subprocess
 import threading
 from typing import Dict, Iterator
 
@@ -36,6 +37,8 @@ def persistent_workers() -> Iterator[None]:
     if nested:
         yield
         return
+    from tvm.contrib import popen_pool
+
     pool_class, worker_class = measure.PopenPoolExecutor, measure.PopenWorker
     pools: Dict[tuple, object] = {}
     workers: Dict[tuple, object] = {}
@@ -53,15 +56,29 @@ def persistent_workers() -> Iterator[None]:
 
     measure.PopenPoolExecutor = lambda *a, **k: kept(pools, pool_class, a, k)
     measure.PopenWorker = lambda *a, **k: kept(workers, worker_class, a, k)
+    popen_pool.subprocess = _OwnSession()
     try:
         yield
     finally:
         measure.PopenPoolExecutor, measure.PopenWorker = pool_class, worker_class
+        popen_pool.subprocess = subprocess
         _ACTIVE[0] = False
         for worker in workers.values():
             worker.kill()
         pools.clear()  # the last reference: the pools' __del__ kills their processes
         workers.clear()
+
+
+class _OwnSession:
+    """The ``subprocess`` module as TVM's ``popen_pool`` sees it inside the block: the
+    processes it starts lead sessions of their own."""
+
+    def __getattr__(self, name):
+        return getattr(subprocess, name)
+
+    @staticmethod
+    def Popen(*args, **kwargs):  # pylint: disable=invalid-name
+        return subprocess.Popen(*args, start_new_session=True, **kwargs)
 
 
 def _forget_dead(kept) -> None:
