@@ -171,6 +171,16 @@ def test_missing_files_and_bad_checkpoints_end_in_one_error_line(tmp_path):
         main(["tune", *MATMUL, "--trials", "8", "--log", log, "--prior", str(bad), "-v"])
 
 
+def test_tune_with_metaschedule_on_this_tvm_says_to_use_apache_tvm(tmp_path):
+    """TVM 0.19 has no Relax to build a MetaSchedule-tuned network with: the user is sent to
+    apache-tvm before anything is loaded or written."""
+    work = tmp_path / "work"
+    with pytest.raises(SystemExit, match="run it with apache-tvm .*make setup-modern"):
+        main(["tune", "--searcher", "metaschedule", "--network", str(tmp_path / "m.onnx"),
+              "--trials", "8", "--log", str(work)])
+    assert not work.exists()
+
+
 def test_bad_target_is_refused_with_a_hint(tmp_path):
     with pytest.raises(SystemExit, match="invalid --target"):
         main(["tune", *MATMUL, "--trials", "8", "--log", str(tmp_path / "x.json"),

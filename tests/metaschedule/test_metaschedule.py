@@ -252,6 +252,22 @@ def test_without_ansor_the_ansor_commands_say_what_to_do_instead(tmp_path):
               "--log", str(tmp_path / "l.json")])
 
 
+def test_compare_refuses_the_flags_of_the_other_search(tmp_path):
+    """compare took --fast-math with MetaSchedule and --no-weight-prepack with Ansor and did
+    nothing with them; now it says so before any work, as tune does."""
+    from tvm_gnn_cost.cli import main
+
+    out = tmp_path / "cmp"
+    argv = ["compare", "--network", "matmul", "--models", "gnn", "--trials", "8",
+            "--out", str(out)]
+    with pytest.raises(SystemExit, match="--fast-math applies to the Ansor search only"):
+        main(argv + ["--searcher", "metaschedule", "--fast-math"])
+    ansor_refused = "--searcher metaschedule" if MODERN else "--no-weight-prepack applies to"
+    with pytest.raises(SystemExit, match=ansor_refused):
+        main(argv + ["--no-weight-prepack"])
+    assert not out.exists()
+
+
 def test_the_shipped_checkpoint_is_a_metaschedule_prior_only_where_the_target_fits(tmp_path):
     """``gnn-prior``: the Ansor-trained checkpoint frozen beside the online GNN for an
     AVX-512 x86-64 CPU, not for one without AVX-512; with it, the model ranks a task's

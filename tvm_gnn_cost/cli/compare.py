@@ -10,6 +10,7 @@ import sys
 from typing import List
 
 from ..experiments.registry import describe_models, model_names
+from . import tune_ms
 from .common import (add_prior_records_arg, add_workload_args, at_least, check_budget,
                      load_network, parse_target, workload_argv)
 
@@ -27,8 +28,6 @@ def add_parser(sub) -> argparse.ArgumentParser:
     c.add_argument("--searcher", choices=["ansor", "metaschedule"], default="ansor",
                    help="the search to compare models in; metaschedule takes the models "
                         f"{', '.join(model_names('metaschedule'))} (MetaSchedule's own)")
-    c.add_argument("--trials-per-iter", type=at_least(1), default=16,
-                   help="metaschedule: candidates measured per search iteration")
     c.add_argument("--trials", type=at_least(1), required=True, help="trials per run")
     c.add_argument("--seeds", type=at_least(0), default=3, help="runs per model, seeds 0..N-1")
     c.add_argument("--out", required=True, help="folder for logs, curves, plot and summary")
@@ -38,6 +37,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     c.add_argument("--logs", nargs="*", default=[], metavar="MODEL=LOG",
                    help="existing logs to include (seeds in order given), beside the --seeds "
                         "runs of --models it tunes; --seeds 0 tabulates these logs alone")
+    tune_ms.add_arguments(c)
     return c
 
 
@@ -50,7 +50,9 @@ def run(args) -> int:
     except ValueError as err:
         raise SystemExit(f"error: --models: {err}") from None
     if args.searcher == "metaschedule":
+        tune_ms.refuse(args, tune_ms.ANSOR_ONLY, "Ansor")
         return _metaschedule(args, target, models)
+    tune_ms.refuse(args, tune_ms.METASCHEDULE_ONLY, "MetaSchedule")
     return _ansor(args, target, models)
 
 
@@ -104,17 +106,10 @@ def _ansor(args, target, models: List[str]) -> int:
 def _metaschedule(args, target, models: List[str]) -> int:
     from ..experiments.runner import (framework_line, metaschedule_log, metaschedule_runs,
                                       time_builds)
-    from ..metaschedule.tuning import ms_workload
-    from ..workloads.models import parse_input_dtypes, parse_input_shapes
     from ..workloads.targets import with_num_cores
 
     target = with_num_cores(target)  # MetaSchedule's CPU rules need it
-    try:
-        workload = ms_workload(args.network, target, args.batch_size, args.input_shape,
-                               parse_input_shapes(args.input_shapes),
-                               parse_input_dtypes(args.input_shapes))
-    except (ValueError, FileNotFoundError) as err:
-        raise SystemExit(f"error: --network {args.network}: {err}")
+    workload = tune_ms.load_ms_workload(args, target)
     print(f"{args.network}: {len(workload.modules)} MetaSchedule tasks, target {target}",
           flush=True)
     curves = metaschedule_runs(workload, models, args.seeds, args.trials, args.out, target,

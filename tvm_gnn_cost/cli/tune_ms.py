@@ -34,14 +34,14 @@ def refuse(args, flags, searcher: str) -> None:
 
 
 def add_arguments(t: argparse.ArgumentParser) -> None:
-    """The flags ``tune`` takes for MetaSchedule alone."""
-    ms = t.add_argument_group("MetaSchedule (--searcher metaschedule, apache-tvm)")
+    """The flags ``tune`` and ``compare`` take for MetaSchedule alone."""
+    ms = t.add_argument_group("MetaSchedule (--searcher metaschedule)")
     ms.add_argument("--trials-per-iter", type=at_least(1), default=16, metavar="N",
                     help="candidates measured per search iteration (default 16)")
     ms.add_argument("--no-weight-prepack", action="store_true",
-                    help="keep the weights in the model's layout; by default a tuned program "
-                         "may read them in its own, folded into the weights at build (TVM's "
-                         "cpu_weight_prepack)")
+                    help="apache-tvm: keep a model's weights in its layout; by default a tuned "
+                         "program may read them in its own, folded into the weights at build "
+                         "(TVM's cpu_weight_prepack)")
 
 
 def run(args, target) -> int:
@@ -49,6 +49,7 @@ def run(args, target) -> int:
     from ..experiments.registry import METASCHEDULE_MODELS, make_ms_model
     from ..metaschedule.tuning import ms_tune
     from ..tir.compat import MODERN
+    from ..workloads.networks import SINGLE_OPERATORS
     from ..workloads.targets import with_num_cores
     from .common import ensure_folder
 
@@ -67,8 +68,12 @@ def run(args, target) -> int:
     if os.path.exists(records) and os.path.getsize(records) and not args.resume:
         raise SystemExit(f"error: {args.log} holds a tuning database; pass --resume to "
                          "continue it, or choose another --log")
+    if args.network in SINGLE_OPERATORS:
+        raise SystemExit(f"error: --network {args.network}: tune --searcher metaschedule tunes "
+                         "and builds a network; for single operators use compare --searcher "
+                         "metaschedule")
     target = with_num_cores(target)  # MetaSchedule's CPU rules need it
-    workload = _load(args, target)
+    workload = load_ms_workload(args, target)
     ensure_folder("--log", records)  # the work folder itself
     if args.export:
         ensure_folder("--export", args.export)
@@ -81,24 +86,22 @@ def run(args, target) -> int:
     curve = ms_tune(workload, model, trials, args.log, target, args.seed,
                     per_iter=args.trials_per_iter, name=args.model, resume=args.resume)
     print_tuned(curve, f"database in {args.log}", "; functions that are no task are left out",
-                _trials_by_task(args.log, workload, target))
+                _trials_by_task(args.log, workload))
     save_model(args, model)
     if args.no_build:
         return 0
     return _build(workload, args, target)
 
 
-def _load(args, target):
-    """The workload ``--network`` names, through Relax, or exit with what was wrong."""
+def load_ms_workload(args, target):
+    """The MetaSchedule tasks of what ``--network`` names (a user's model with its
+    ``--input-shapes``, ``--input-range``, ``--desired-layout`` and ``--no-weight-prepack``), or
+    exit with what was wrong."""
     from ..metaschedule.tuning import ms_workload, ms_workload_from_model
     from ..workloads.inputs import parse_input_ranges
     from ..workloads.models import is_model_spec, parse_input_dtypes, parse_input_shapes
-    from ..workloads.networks import NETWORKS, SINGLE_OPERATORS
+    from ..workloads.networks import NETWORKS
 
-    if args.network in SINGLE_OPERATORS:
-        raise SystemExit(f"error: --network {args.network}: tune --searcher metaschedule tunes "
-                         "and builds a network; for single operators use compare --searcher "
-                         "metaschedule")
     layout = None if args.desired_layout in (None, "none") else args.desired_layout
     if args.network in NETWORKS and not is_model_spec(args.network):
         if args.input_shapes or args.input_range or layout:
@@ -119,16 +122,13 @@ def _load(args, target):
         raise SystemExit(f"error: --network {args.network}: {err}") from None
 
 
-def _trials_by_task(work_dir: str, workload, target):
+def _trials_by_task(work_dir: str, workload):
     """Valid records of each task in the database of ``work_dir``."""
-    from ..metaschedule.cost_model import ms
+    from ..metaschedule.relax_build import open_database
     from ..metaschedule.tuning import measured_records
 
-    contexts = [ms.TuneContext(mod=mod, target=target, task_name=name)
-                for name, mod in workload.modules]
-    database = ms.database.JSONDatabase(work_dir=work_dir)
-    return {name: len(records) for (name, _), records
-            in zip(workload.modules, measured_records(database, contexts))}
+    records = measured_records(open_database(work_dir), [mod for _, mod in workload.modules])
+    return {name: len(r) for (name, _), r in zip(workload.modules, records)}
 
 
 def _build(workload, args, target) -> int:
@@ -147,4 +147,5 @@ def _build(workload, args, target) -> int:
     return 0
 
 
-__all__ = ["ANSOR_ONLY", "METASCHEDULE_ONLY", "add_arguments", "refuse", "run"]
+__all__ = ["ANSOR_ONLY", "METASCHEDULE_ONLY", "add_arguments", "load_ms_workload", "refuse",
+           "run"]

@@ -138,5 +138,5 @@ def build_and_time(model: RelaxModel, tasks, work_dir: str, target, number: int 
     return report
 
 
-__all__ = ["build_and_time", "build_checked", "compile_tuned", "fallback_tasks", "open_database", "vm_outputs",
-           "vm_timer"]
+__all__ = ["build_and_time", "build_checked", "compile_tuned", "fallback_tasks", "open_database",
+           "vm_outputs", "vm_timer"]

@@ -227,14 +227,14 @@ def ms_tune(workload: MSWorkload, model, trials: int, work_dir: str, target, see
     return curve
 
 
-def measured_records(database, contexts) -> List[list]:
-    """Each task's valid records in ``database``, best first."""
+def measured_records(database, mods) -> List[list]:
+    """The valid records in ``database`` of each task's module in ``mods``, best first."""
     out = []
-    for context in contexts:
-        if not database.has_workload(context.mod):
+    for mod in mods:
+        if not database.has_workload(mod):
             out.append([])
             continue
-        workload = database.commit_workload(context.mod)
+        workload = database.commit_workload(mod)
         out.append(list(database.get_top_k(workload, 1 << 30)))
     return out
 
@@ -243,8 +243,8 @@ def _learn_measured(database, contexts, model, best: List[float]) -> int:
     """Train ``model`` on the records ``database`` holds for ``contexts`` and set each
     task's ``best``; returns how many records there were."""
     seen = 0
-    for task_id, (context, records) in enumerate(zip(contexts,
-                                                     measured_records(database, contexts))):
+    mods = [context.mod for context in contexts]
+    for task_id, (context, records) in enumerate(zip(contexts, measured_records(database, mods))):
         if not records:
             continue
         results = [ms.runner.RunnerResult([float(x) for x in r.run_secs], None)
