@@ -131,6 +131,50 @@ def test_compare_runs_metaschedule_models_into_the_same_curves(tmp_path):
         main(argv[:8] + ["gnn-pretrained"] + argv[9:])
 
 
+def test_a_killed_metaschedule_compare_resumes_with_its_curve_and_time(tmp_path):
+    """A killed MetaSchedule run of compare started again from an empty curve while its
+    database kept the records (MetaSchedule's search then starts from them): the rerun's
+    curve and tuning time were wrong. Now the run keeps its curve after every batch and
+    resumes from its database with it."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tvm_gnn_cost.cli import main
+    from tvm_gnn_cost.curves import read_curves
+
+    out = tmp_path / "ms"
+    argv = ["compare", "--searcher", "metaschedule", "--network", "matmul", "--input-shape",
+            "64,64,64", "--models", "gnn", "--trials", "24", "--trials-per-iter", "8",
+            "--seeds", "1", "--no-build", "--out", str(out)]
+    partial = out / "metaschedule" / "gnn-seed0.partial.json"
+    records = out / "metaschedule" / "gnn-seed0" / "database_tuning_record.json"
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    job = subprocess.Popen([sys.executable, "-m", "tvm_gnn_cost", *argv], cwd=repo,
+                           env=dict(os.environ, TOPHUB_LOCATION="NONE"),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    while not partial.exists() and time.time() < deadline and job.poll() is None:
+        time.sleep(0.2)
+    job.send_signal(signal.SIGKILL)
+    job.wait()
+    assert partial.exists(), "the run ended before it could be killed"
+    before = json.loads(partial.read_text())
+    assert before["trials"][0] == 8 and not (out / "metaschedule" / "gnn-seed0.json").exists()
+
+    assert main(argv) == 0
+    (curve,) = read_curves(str(out))
+    kept = len(before["trials"])
+    assert curve.trials[:kept] == before["trials"]
+    assert curve.seconds[:kept] == before["seconds"]  # the time before the kill counted
+    assert curve.trials[-1] == 24 and len(records.read_text().splitlines()) == 24
+    assert all(b >= a for a, b in zip(curve.seconds, curve.seconds[1:]))
+    assert not partial.exists()
+
+
 def test_a_torch_network_tunes_with_the_gnn_through_relay_or_relax(tmp_path):
     """Any torch module: its tasks (Relay on TVM 0.19, Relax on apache-tvm) become graphs, and
     tune_tasks measures them with the GNN choosing."""

@@ -47,7 +47,7 @@ def add_arguments(t: argparse.ArgumentParser) -> None:
 def run(args, target) -> int:
     """Tune, build, check, time and export, as ``tune`` does for Ansor."""
     from ..experiments.registry import METASCHEDULE_MODELS, make_ms_model
-    from ..metaschedule.tuning import ms_tune
+    from ..metaschedule.tuning import has_records, ms_tune
     from ..tir.compat import MODERN
     from ..workloads.networks import SINGLE_OPERATORS
     from ..workloads.targets import with_num_cores
@@ -64,8 +64,7 @@ def run(args, target) -> int:
                          f"{', '.join(METASCHEDULE_MODELS)}")
     if args.export and args.no_build:
         raise SystemExit("error: --export writes the built library; drop --no-build")
-    records = os.path.join(args.log, "database_tuning_record.json")
-    if os.path.exists(records) and os.path.getsize(records) and not args.resume:
+    if has_records(args.log) and not args.resume:
         raise SystemExit(f"error: {args.log} holds a tuning database; pass --resume to "
                          "continue it, or choose another --log")
     if args.network in SINGLE_OPERATORS:
@@ -74,7 +73,7 @@ def run(args, target) -> int:
                          "metaschedule")
     target = with_num_cores(target)  # MetaSchedule's CPU rules need it
     workload = load_ms_workload(args, target)
-    ensure_folder("--log", records)  # the work folder itself
+    ensure_folder("--log", os.path.join(args.log, "database_tuning_record.json"))  # the folder
     if args.export:
         ensure_folder("--export", args.export)
     tasks = len(workload.modules)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -237,23 +238,52 @@ def metaschedule_runs(workload, models: Sequence[str], seeds: int, trials: int, 
     """Tune ``workload`` (an :class:`~tvm_gnn_cost.metaschedule.tuning.MSWorkload`) with every
     MetaSchedule model for every seed in this process; each finished run's curve is kept in
     ``out/metaschedule/MODEL-seedN.json`` (its database in the folder beside,
-    :func:`metaschedule_log`) and reused."""
-    from ..metaschedule.tuning import ms_tune
+    :func:`metaschedule_log`) and reused.
+
+    A run under way keeps its curve in ``MODEL-seedN.partial.json`` after every measured
+    batch; killed and started again, it resumes from its database with that curve, the pause
+    left out of its tuning time. A database without that curve (from a version that did not
+    keep it) is measured again from the start, as its tuning time is not known.
+    """
+    from ..metaschedule.tuning import has_records, ms_tune
     from .registry import make_ms_model
 
     def run_one(model: str, seed: int) -> Curve:
-        path = metaschedule_log(out, model, seed) + ".json"
+        work_dir = metaschedule_log(out, model, seed)
+        path, partial = work_dir + ".json", work_dir + ".partial.json"
         if os.path.exists(path):  # a finished run is reused
             with open(path) as f:
                 return Curve.from_dict(json.load(f))
-        print(f"[{model} seed {seed}] tuning {workload.name} with MetaSchedule", flush=True)
-        curve = ms_tune(workload, make_ms_model(model, seed, target), trials, path[:-5], target,
-                        seed, per_iter, name=model)
-        with open(path, "w") as f:
-            json.dump(curve.to_dict(), f)
+        so_far = None
+        if has_records(work_dir) and os.path.exists(partial):
+            with open(partial) as f:
+                so_far = Curve.from_dict(json.load(f))
+            print(f"[{model} seed {seed}] resuming at {so_far.trials[-1] if so_far.trials else 0}"
+                  f" trials, {so_far.wall:.0f} s", flush=True)
+        elif has_records(work_dir):
+            logger.warning("[%s seed %d] %s holds records but not the run's curve, so its "
+                           "tuning time is unknown: tuning it again from the start", model, seed,
+                           work_dir)
+            shutil.rmtree(work_dir)
+        else:
+            print(f"[{model} seed {seed}] tuning {workload.name} with MetaSchedule", flush=True)
+        curve = ms_tune(workload, make_ms_model(model, seed, target), trials, work_dir, target,
+                        seed, per_iter, name=model, resume=so_far is not None, curve=so_far,
+                        on_point=lambda c: _write_json(partial, c.to_dict()))
+        _write_json(path, curve.to_dict())
+        if os.path.exists(partial):
+            os.remove(partial)
         return curve
 
     return each_run(models, seeds, run_one)
+
+
+def _write_json(path: str, doc: dict) -> None:
+    """``doc`` to ``path`` whole or not at all (a kill mid-write keeps the last one)."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f)
+    os.replace(tmp, path)
 
 
 __all__ = ["AnsorRuns", "ChildCommand", "ansor_runs", "call_child", "each_run",

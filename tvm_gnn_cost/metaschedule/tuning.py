@@ -16,7 +16,7 @@ import math
 import os
 import time
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..core.labels import FAILED_COST
 from ..curves import Curve
@@ -149,18 +149,20 @@ def relax_network(name: str, target, batch_size: int = 1,
 
 @derived_object
 class _CurveCallback(ms.measure_callback.PyMeasureCallback):
-    """Adds a curve point after every measured batch, and keeps the first build or run error
-    of each task."""
+    """Adds a curve point after every measured batch (and hands the curve to ``on_point``),
+    and keeps the first build or run error of each task."""
 
     def __init__(self, curve: Curve, weights: Sequence[float], start: float,
-                 best: Optional[List[float]] = None, trials: int = 0):
+                 best: Optional[List[float]] = None, trials: int = 0,
+                 on_point: Optional[Callable[[Curve], None]] = None):
         super().__init__()
         self.curve, self.weights, self.start = curve, list(weights), start
         self.best = list(best) if best else [FAILED_COST] * len(self.weights)
         self.first_error: Dict[int, str] = {}
         self.trials = trials
-        if trials:  # resumed: where the records so far left the search
-            self._add_point()
+        self.on_point = on_point
+        if trials and (not curve.trials or curve.trials[-1] != trials):
+            self._add_point()  # resumed: where the records so far left the search
 
     def apply(self, task_scheduler, task_id, measure_candidates, builder_results,
               runner_results) -> None:
@@ -171,6 +173,8 @@ class _CurveCallback(ms.measure_callback.PyMeasureCallback):
                 self.first_error[task_id] = str(error)
         self.trials += len(runner_results)
         self._add_point()
+        if self.on_point:
+            self.on_point(self.curve)
 
     def _add_point(self) -> None:
         known = all(b < FAILED_COST for w, b in zip(self.weights, self.best) if w)
@@ -179,7 +183,9 @@ class _CurveCallback(ms.measure_callback.PyMeasureCallback):
 
 
 def ms_tune(workload: MSWorkload, model, trials: int, work_dir: str, target, seed: int = 0,
-            per_iter: int = 16, builder=None, name: str = "", resume: bool = False) -> Curve:
+            per_iter: int = 16, builder=None, name: str = "", resume: bool = False,
+            curve: Optional[Curve] = None,
+            on_point: Optional[Callable[[Curve], None]] = None) -> Curve:
     """Tune ``workload`` with MetaSchedule and the cost model ``model``; returns its curve,
     named ``name``. The records go to the JSON database in ``work_dir``, as ``tune_relax``
     writes them, each as soon as it is measured.
@@ -189,7 +195,9 @@ def ms_tune(workload: MSWorkload, model, trials: int, work_dir: str, target, see
     built and ran is logged with its first error. With ``resume``, the records already in
     ``work_dir`` count against ``trials``, start the curve, and train ``model`` before the
     search goes on (the search itself starts from the database's best programs, as it
-    always does).
+    always does); ``curve``, the resumed run's curve so far, is continued, its tuning time
+    counted and the pause left out. ``on_point(curve)`` is called after every measured batch
+    (to keep the curve on disk).
     """
     get_loggers_from_work_dir, fork_seed = ms.logging.get_loggers_from_work_dir, ms.utils.fork_seed
     os.makedirs(work_dir, exist_ok=True)
@@ -211,8 +219,9 @@ def ms_tune(workload: MSWorkload, model, trials: int, work_dir: str, target, see
     database = ms.database.JSONDatabase(work_dir=work_dir)
     best = [FAILED_COST] * len(names)
     done = _learn_measured(database, contexts, model, best) if resume else 0
-    curve = Curve(name, seed)
-    callback = _CurveCallback(curve, workload.weights, time.time(), best, done)
+    curve = Curve(name, seed) if curve is None else curve
+    callback = _CurveCallback(curve, workload.weights, time.time() - curve.wall, best, done,
+                              on_point)
     if trials > done:
         ms.tune_tasks(tasks=contexts, task_weights=workload.weights, work_dir=work_dir,
                       max_trials_global=trials - done, num_trials_per_iter=per_iter,
@@ -225,6 +234,12 @@ def ms_tune(workload: MSWorkload, model, trials: int, work_dir: str, target, see
                            name, seed, task,
                            callback.first_error.get(task_id, "none (never measured)"))
     return curve
+
+
+def has_records(work_dir: str) -> bool:
+    """Whether MetaSchedule's JSON database in ``work_dir`` holds a tuning record."""
+    records = os.path.join(work_dir, "database_tuning_record.json")
+    return os.path.exists(records) and os.path.getsize(records) > 0
 
 
 def measured_records(database, mods) -> List[list]:
@@ -255,5 +270,5 @@ def _learn_measured(database, contexts, model, best: List[float]) -> int:
     return seen
 
 
-__all__ = ["MSWorkload", "measured_records", "ms_tune", "ms_workload", "ms_workload_from_model",
+__all__ = ["MSWorkload", "has_records", "measured_records", "ms_tune", "ms_workload", "ms_workload_from_model",
            "ms_workload_from_torch", "relax_network"]
