@@ -8,7 +8,8 @@ STAMP := $(VENV)/.installed
 MODERN_VENV := .venv-modern
 MODERN_PY := $(MODERN_VENV)/bin/python
 MODERN_STAMP := $(MODERN_VENV)/.installed
-MODERN_TESTS := tests/metaschedule tests/core tests/test_layers.py tests/test_curves.py
+MODERN_TESTS := tests/metaschedule tests/core tests/test_layers.py tests/test_curves.py \
+	tests/test_progress.py
 
 .PHONY: demo demo-modern test test-modern setup setup-modern bench clean
 

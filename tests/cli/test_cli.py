@@ -95,6 +95,11 @@ def test_compare_writes_curves_plot_and_summary(tmp_path, capsys):
     summary = open(os.path.join(out, "summary.md")).read()
     assert "| gnn | 1 |" in summary and "| xgb | 1 |" in summary
     assert "xgb's final" in summary  # the verdict: each model against the other's final
+    assert "Heavy tasks" in summary  # each run's progress on the task that carries the latency
+    (task,) = json.load(open(os.path.join(out, "task_progress.json")))
+    assert task["share"] == 1 and sorted(task["trials"]) == ["gnn", "xgb"]
+    # the run that found the best program came within 5% of it at or before its last trial
+    assert any(t is not None and t <= 16 for runs in task["trials"].values() for t in runs)
     # Rerun reuses the finished logs (nothing tuned again), and plot redraws from the saved data.
     logs = sorted(os.path.join(out, "logs", x) for x in os.listdir(os.path.join(out, "logs")))
     before = {p: open(p).read() for p in logs}

@@ -107,6 +107,8 @@ def test_tune_tir_with_the_gnn_measures_learns_and_saves(tmp_path):
 
 
 def test_compare_runs_metaschedule_models_into_the_same_curves(tmp_path):
+    import json
+
     from tvm_gnn_cost.cli import main
     from tvm_gnn_cost.curves import read_curves
 
@@ -124,6 +126,11 @@ def test_compare_runs_metaschedule_models_into_the_same_curves(tmp_path):
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
     summary = (out / "summary.md").read_text()
     assert "| gnn |" in summary and "| random |" in summary
+    # each run's trials on the task (from its database, in measuring order) until within 5%
+    # of the best program of either run: the run that found it got there by its 16th
+    (task,) = json.loads((out / "task_progress.json").read_text())
+    assert task["measured"] == {"gnn": [16], "random": [16]}
+    assert any(t is not None and t <= 16 for runs in task["trials"].values() for t in runs)
     before = (out / "curves.json").read_text()
     assert main(argv) == 0  # finished runs are reused, not tuned again
     assert (out / "curves.json").read_text() == before

@@ -59,6 +59,18 @@ def _add_point(curve: Curve, trials: int, seconds: float, best: Dict[str, float]
     curve.add(trials, seconds, sum(weights[k] * best[k] for k in weights if weights[k] > 0))
 
 
+def task_costs(log_file: str, keys) -> Dict[str, List[float]]:
+    """The measured costs (seconds, ``inf`` for a failure) of each task in ``keys`` (workload
+    keys), in the log's order."""
+    costs: Dict[str, List[float]] = {k: [] for k in keys}
+    for inp, res in iter_log(log_file):
+        key = inp.task.workload_key
+        if key in costs:
+            cost = measured_cost(res)
+            costs[key].append(cost if cost < FAILED_COST else INF)
+    return costs
+
+
 def weights_measured(tasks, weights, logs: Sequence[str]) -> Tuple[Dict[str, float], List[str]]:
     """Task weights by workload key, 0 for tasks no log measured successfully.
 
@@ -71,4 +83,4 @@ def weights_measured(tasks, weights, logs: Sequence[str]) -> Tuple[Dict[str, flo
     return out, [t.desc or t.workload_key for t in tasks if t.workload_key not in ok]
 
 
-__all__ = ["curve_from_log", "weights_measured"]
+__all__ = ["curve_from_log", "task_costs", "weights_measured"]

@@ -10,6 +10,7 @@ import sys
 from typing import List
 
 from ..experiments.registry import describe_models, model_names
+from ..progress import progress_table, write_progress
 from . import tune_ms
 from .common import (add_prior_records_arg, add_workload_args, at_least, check_budget,
                      load_network, parse_target, workload_argv)
@@ -95,7 +96,8 @@ def _ansor(args, target, models: List[str]) -> int:
                           args.max_gap, extra)
     except RuntimeError as err:
         raise SystemExit(f"error: {err}") from None
-    notes = [runs.note]
+    notes = [runs.note, progress_table(runs.progress)]
+    write_progress(runs.progress, os.path.join(args.out, "task_progress.json"))
     if not args.no_build:
         seconds = time_builds(runs.curves, runs.logs, workload, target, args.out)
         notes.append(framework_line(workload, seconds))
@@ -104,8 +106,8 @@ def _ansor(args, target, models: List[str]) -> int:
 
 
 def _metaschedule(args, target, models: List[str]) -> int:
-    from ..experiments.runner import (framework_line, metaschedule_log, metaschedule_runs,
-                                      time_builds)
+    from ..experiments.runner import (framework_line, metaschedule_log, metaschedule_progress,
+                                      metaschedule_runs, time_builds)
     from ..workloads.targets import with_num_cores
 
     target = with_num_cores(target)  # MetaSchedule's CPU rules need it
@@ -114,7 +116,9 @@ def _metaschedule(args, target, models: List[str]) -> int:
           flush=True)
     curves = metaschedule_runs(workload, models, args.seeds, args.trials, args.out, target,
                                args.trials_per_iter)
-    note = ""
+    progress = metaschedule_progress(workload, curves, args.out)
+    write_progress(progress, os.path.join(args.out, "task_progress.json"))
+    notes = [progress_table(progress)]
     if workload.model is not None and not args.no_build:  # a Relax model (apache-tvm) builds
         from ..metaschedule.relax_build import build_checked
 
@@ -122,8 +126,9 @@ def _metaschedule(args, target, models: List[str]) -> int:
         seconds = time_builds(curves, logs, workload.model, target, args.out,
                               lambda log: build_checked(workload.model, workload.modules, log,
                                                         target))
-        note = framework_line(workload.model, seconds)
-    return _report(curves, args.out, f"{args.network} with MetaSchedule on {target}", note)
+        notes.append(framework_line(workload.model, seconds))
+    return _report(curves, args.out, f"{args.network} with MetaSchedule on {target}",
+                   "\n\n".join(n for n in notes if n))
 
 
 def _report(curves, out: str, title: str, note: str = "") -> int:

@@ -19,10 +19,11 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from ..curves import Curve, read_curves
+from ..progress import TaskProgress, heavy_task_progress
 from ..signals import signal_name
 
 logger = logging.getLogger("tvm_gnn_cost")
@@ -39,12 +40,13 @@ def each_run(models: Sequence[str], seeds: int, run_one: Callable):
 
 @dataclass
 class AnsorRuns:
-    """What :func:`ansor_runs` gives: the curves in run order, the log of each, and a note of
-    the tasks left out of the estimate."""
+    """What :func:`ansor_runs` gives: the curves in run order, the log of each, a note of
+    the tasks left out of the estimate, and the heavy tasks' progress in each run."""
 
     curves: List[Curve]
     logs: List[str]
     note: str = ""
+    progress: List[TaskProgress] = field(default_factory=list)
 
 
 def ansor_runs(tasks, weights, models: Sequence[str], seeds: int, trials: int, out: str,
@@ -60,7 +62,7 @@ def ansor_runs(tasks, weights, models: Sequence[str], seeds: int, trials: int, o
     running. A task no run measured successfully is left out of every estimate, and named in
     the note.
     """
-    from ..ansor.curves import curve_from_log, weights_measured
+    from ..ansor.curves import curve_from_log, task_costs, weights_measured
 
     logs_dir = os.path.join(out, "logs")
     os.makedirs(logs_dir, exist_ok=True)
@@ -88,7 +90,10 @@ def ansor_runs(tasks, weights, models: Sequence[str], seeds: int, trials: int, o
         curves.append(curve_from_log(log, by_key, model, seed, start_time=start,
                                      round_size=measures_per_round, max_gap=max_gap,
                                      first_round=first_round(model)))
-    return AnsorRuns(curves, [log for _, _, log in runs], note)
+    names = {t.workload_key: t.desc or f"task {i}" for i, t in enumerate(tasks)}
+    progress = heavy_task_progress({(m, s): task_costs(log, by_key) for m, s, log in runs},
+                                   by_key, names)
+    return AnsorRuns(curves, [log for _, _, log in runs], note, progress)
 
 
 def tune_in_child(command: List[str], tasks, trials: int, log: str, label: str,
@@ -278,6 +283,19 @@ def metaschedule_runs(workload, models: Sequence[str], seeds: int, trials: int, 
     return each_run(models, seeds, run_one)
 
 
+def metaschedule_progress(workload, curves: Sequence[Curve], out: str) -> List[TaskProgress]:
+    """The heavy tasks' progress (:mod:`tvm_gnn_cost.progress`) in each of
+    :func:`metaschedule_runs`' runs, from their databases."""
+    from ..metaschedule.tuning import task_costs
+
+    names = [name for name, _ in workload.modules]
+    mods = [mod for _, mod in workload.modules]
+    costs = {(c.model, c.seed): dict(zip(names, task_costs(metaschedule_log(out, c.model,
+                                                                              c.seed), mods)))
+             for c in curves}
+    return heavy_task_progress(costs, dict(zip(names, workload.weights)))
+
+
 def _write_json(path: str, doc: dict) -> None:
     """``doc`` to ``path`` whole or not at all (a kill mid-write keeps the last one)."""
     tmp = path + ".tmp"
@@ -287,5 +305,5 @@ def _write_json(path: str, doc: dict) -> None:
 
 
 __all__ = ["AnsorRuns", "ChildCommand", "ansor_runs", "call_child", "each_run",
-           "framework_line", "metaschedule_log", "metaschedule_runs", "time_builds",
-           "tune_in_child"]
+           "framework_line", "metaschedule_log", "metaschedule_progress", "metaschedule_runs",
+           "time_builds", "tune_in_child"]

@@ -11,6 +11,7 @@ measurement).
 """
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
@@ -18,8 +19,11 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from ..core.labels import FAILED_COST
 from ..curves import Curve
+from ..tir.compat import structural_hash
 from .builder import local_builder
 from .cost_model import derived_object, ms, run_cost
 from .relax_models import RelaxModel, load_relax_model, model_from_torch
@@ -236,10 +240,37 @@ def ms_tune(workload: MSWorkload, model, trials: int, work_dir: str, target, see
     return curve
 
 
+#: The files of MetaSchedule's JSON database in a work folder: the tasks' modules, a line
+#: each (``[shash, module]``), and the records in measuring order (``[task line, record]``).
+WORKLOADS_FILE, RECORDS_FILE = "database_workload.json", "database_tuning_record.json"
+
+
 def has_records(work_dir: str) -> bool:
     """Whether MetaSchedule's JSON database in ``work_dir`` holds a tuning record."""
-    records = os.path.join(work_dir, "database_tuning_record.json")
+    records = os.path.join(work_dir, RECORDS_FILE)
     return os.path.exists(records) and os.path.getsize(records) > 0
+
+
+def task_costs(work_dir: str, mods) -> List[List[float]]:
+    """The measured costs (mean seconds, ``inf`` for a failure) of each task's module in
+    ``mods``, in measuring order, from the JSON database in ``work_dir`` (whose queries give
+    records best first: the files keep the order)."""
+    costs: List[List[float]] = [[] for _ in mods]
+    if not has_records(work_dir):
+        return costs
+    with open(os.path.join(work_dir, WORKLOADS_FILE)) as f:  # shash: the unsigned 64-bit hash
+        line_of = {int(json.loads(line)[0]): i for i, line in enumerate(f) if line.strip()}
+    task_of = {line_of.get(structural_hash(mod) & (2 ** 64 - 1)): t for t, mod in enumerate(mods)}
+    with open(os.path.join(work_dir, RECORDS_FILE)) as f:
+        for line in f:
+            if not line.strip():
+                continue
+            task, record = json.loads(line)
+            if task in task_of:
+                secs = record[1] or []
+                cost = float(np.mean(secs)) if secs else math.inf
+                costs[task_of[task]].append(cost if cost < FAILED_COST else math.inf)
+    return costs
 
 
 def measured_records(database, mods) -> List[list]:
@@ -270,5 +301,6 @@ def _learn_measured(database, contexts, model, best: List[float]) -> int:
     return seen
 
 
-__all__ = ["MSWorkload", "has_records", "measured_records", "ms_tune", "ms_workload", "ms_workload_from_model",
+__all__ = ["MSWorkload", "RECORDS_FILE", "WORKLOADS_FILE", "has_records", "measured_records",
+           "task_costs", "ms_tune", "ms_workload", "ms_workload_from_model",
            "ms_workload_from_torch", "relax_network"]
