@@ -4,9 +4,11 @@ Replays the warm-up of a tuning job offline: the tasks of a held-out log in a ra
 ``--per-task`` measured programs of each added to the trainer's history as a round would add
 them (fit after every round from the first on, as an online model would), and after each round the pairwise accuracy on the
 programs of the tasks not measured yet (what the next rounds' choices depend on). One row per
-learning rate for the online fine-tuning, and one without fine-tuning.
+learning rate and anchor (``TrainerConfig.anchor``, L2-SP) of the online fine-tuning, and one
+without fine-tuning.
 
     .venv/bin/python benchmarks/bench_finetune.py tvm_gnn_cost/checkpoints/gnn-cpu.pt data/validation/squeezenet.json.gz
+    .venv/bin/python benchmarks/bench_finetune.py --lrs 0,2e-3 --anchors 0,0.1,1 CKPT LOG
 """
 from __future__ import annotations
 
@@ -22,14 +24,14 @@ from tvm_gnn_cost.core.metrics import pairwise_accuracy
 from tvm_gnn_cost.offline.pretrain import load_records
 
 
-def replay(ckpt: str, data, order, per_task: int, lr, seed: int):
+def replay(ckpt: str, data, order, per_task: int, lr, seed: int, anchor: float = 0.0):
     model = GNNCostModel()
     model.load(ckpt)
     trainer = model.trainer
-    # Fine-tune from the first round on (the checkpoint itself waits for finetune_after records).
-    trainer.config = replace(trainer.config, num_warmup_sample=per_task)
-    for group in trainer.optimizer.param_groups:
-        group["lr"] = lr or 0.0
+    # Fine-tune from the first round on (the checkpoint itself waits for finetune_after
+    # records), held near the checkpoint's weights by ``anchor`` (TrainerConfig.anchor).
+    trainer.configure(replace(trainer.config, num_warmup_sample=per_task, lr=lr or trainer.config.lr,
+                              anchor=anchor))
     tasks = np.asarray(data.tasks)
     costs = np.asarray(data.costs)
     truth = normalized_throughput(costs, tasks)
@@ -55,21 +57,27 @@ def main() -> None:
     ap.add_argument("--per-task", type=int, default=4)
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--lrs", default="0,1e-4,5e-4,2e-3")
+    ap.add_argument("--anchors", default="0",
+                    help="comma-separated TrainerConfig.anchor values, each with every lr")
     args = ap.parse_args()
     data = load_records(GNNCostModel().featurizer, [args.log])
     names = sorted(set(data.tasks))
     print(f"{args.log}: {len(data.graphs)} programs of {len(names)} tasks, "
           f"{args.per_task} a round, {args.seeds} task orders")
-    print("| online lr | mean accuracy on unmeasured tasks | at half the warm-up | all tasks after |")
-    print("|---|---:|---:|---:|")
+    print("| online lr | anchor | mean accuracy on unmeasured tasks | at half the warm-up | "
+          "all tasks after |")
+    print("|---|---:|---:|---:|---:|")
     for lr in [float(x) for x in args.lrs.split(",")]:
-        rows = []
-        for seed in range(args.seeds):
-            order = list(np.random.default_rng(seed).permutation(names))
-            rows.append(replay(args.checkpoint, data, order, args.per_task, lr, seed))
-        m = np.mean(rows, axis=0)
-        label = "no fine-tuning" if not lr else f"{lr:g}"
-        print(f"| {label} | {m[0]:.3f} | {m[1]:.3f} | {m[2]:.3f} |", flush=True)
+        for anchor in [float(x) for x in args.anchors.split(",")] if lr else [0.0]:
+            rows = []
+            for seed in range(args.seeds):
+                order = list(np.random.default_rng(seed).permutation(names))
+                rows.append(replay(args.checkpoint, data, order, args.per_task, lr, seed,
+                                   anchor))
+            m = np.mean(rows, axis=0)
+            label = "no fine-tuning" if not lr else f"{lr:g}"
+            print(f"| {label} | {anchor:g} | {m[0]:.3f} | {m[1]:.3f} | {m[2]:.3f} |",
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -345,3 +345,31 @@ def test_topk_recall_and_errors_on_a_known_case():
     rmse, mape = throughput_errors(pred, costs, groups)
     assert rmse == pytest.approx(np.sqrt((0.01 + 0.04) / 5))
     assert mape == pytest.approx((0.1 / 0.5 + 0.2 / 1.0) / 5)
+
+
+def test_an_anchor_keeps_fine_tuned_weights_near_the_adopted_ones():
+    """Fine-tuning adopted weights on a few records of another relation pulls them away and
+    loses what they knew; ``TrainerConfig.anchor`` (L2-SP) keeps them near and keeps more."""
+    graphs, tasks, costs = synthetic(400)
+    pre = make_trainer()
+    pre.add(graphs[:300], tasks[:300], costs[:300])
+    pre.fit()
+    weights = {k: v.clone() for k, v in pre.model.state_dict().items()}
+    known = pairwise_accuracy(pre.predict(graphs[300:]), -np.array(costs[300:]),
+                              np.array(tasks[300:]))
+    new_graphs, new_tasks, new_costs = synthetic(48, seed=1)
+    new_costs = [1.0 / c for c in new_costs]  # a job where the pretrained order is wrong
+    kept, moved = {}, {}
+    for anchor in (0.0, 1.0):
+        tuned = make_trainer(anchor=anchor)
+        tuned.adopt(weights, tuned.config)
+        tuned.add(new_graphs, new_tasks, new_costs)
+        tuned.fit()
+        moved[anchor] = math.sqrt(sum(float(((p.detach() - a) ** 2).sum()) for p, a in
+                                      zip(tuned.model.parameters(), tuned.anchor)))
+        kept[anchor] = pairwise_accuracy(tuned.predict(graphs[300:]), -np.array(costs[300:]),
+                                         np.array(tasks[300:]))
+    assert moved[1.0] < 0.3 * moved[0.0]  # 0.73 against 3.92 here
+    assert kept[0.0] < known - 0.1 and kept[1.0] > kept[0.0] + 0.1  # 0.39, 0.70 of 0.86
+    with pytest.raises(ValueError, match="anchor"):
+        OnlineTrainer(N_FEAT, trainer_config=TrainerConfig(anchor=-1.0))

@@ -133,7 +133,8 @@ class Checkpointed:
         """Take the weights ``state`` that pretraining by ``recipe`` gave this model's GNN:
         it predicts at once, keeps the recipe (saved with the weights), does not explore
         (it ranks a new task's programs from the first round) and, when it tunes,
-        fine-tunes from ``recipe.pretrain.finetune_after`` records at ``finetune_lr``.
+        fine-tunes from ``recipe.pretrain.finetune_after`` records at ``finetune_lr``, held
+        near these weights by ``finetune_anchor``.
 
         Raises
         ------
@@ -146,7 +147,8 @@ class Checkpointed:
                              f"{self.featurizer_config}; build the model from the recipe")
         self.trainer.adopt(state, replace(
             self.trainer.config, explore_records=0,
-            num_warmup_sample=recipe.pretrain.finetune_after, lr=recipe.pretrain.finetune_lr))
+            num_warmup_sample=recipe.pretrain.finetune_after, lr=recipe.pretrain.finetune_lr,
+            anchor=recipe.pretrain.finetune_anchor))
         self.recipe = recipe
 
     def load_prior(self, file_name: str) -> None:

@@ -66,6 +66,10 @@ class TrainerConfig:
     pairs_per_graph: int = 8  # sampled same-task pairs per graph for ranking losses
     explore_records: int = 8  # a task with fewer valid records of its own gets noisy scores
     explore_sigma: float = 1.0  # log-scale noise on such a task's scores, fading as records come
+    # Fine-tuning adopted weights: the loss gains anchor x the squared distance of the weights
+    # from the adopted ones (L2-SP, Li et al. 2018), so that a few records of a new job cannot
+    # pull the model far from what pretraining learned (0: off).
+    anchor: float = 0.0
     seed: int = 0
 
 
@@ -88,6 +92,7 @@ class PretrainConfig:
     # not measured yet 0.776 without fine-tuning, 0.760 at lr 1e-4, 0.626 at 2e-3).
     finetune_after: int = 256
     finetune_lr: float = 1e-4
+    finetune_anchor: float = 0.0  # TrainerConfig.anchor while fine-tuning (0: off)
     # The weights kept are the mean of the last ``average_epochs`` epochs' weights (1: the
     # epoch's own), validated and kept as the epoch's; an experiment of issue 21.
     average_epochs: int = 1
@@ -168,6 +173,8 @@ def check_trainer_config(cfg: TrainerConfig) -> None:
                          "(0 turns exploration off)")
     if cfg.lr <= 0:
         raise ValueError(f"TrainerConfig.lr must be positive, got {cfg.lr}")
+    if cfg.anchor < 0:
+        raise ValueError(f"TrainerConfig.anchor must be >= 0 (0 turns it off), got {cfg.anchor}")
 
 
 __all__ = [

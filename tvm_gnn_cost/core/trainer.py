@@ -101,6 +101,8 @@ class OnlineTrainer:
         self.n_seen = 0  # records offered to add(), valid or not
         self.n_fits = 0
         self.normalized = False
+        # the weights adopted or loaded last, which TrainerConfig.anchor holds training near
+        self.anchor: Optional[List[torch.Tensor]] = None
 
     def configure(self, config: TrainerConfig) -> None:
         """Train from now on with ``config``: its loss, and a fresh optimizer at its rate."""
@@ -112,12 +114,29 @@ class OnlineTrainer:
 
     def adopt(self, weights: dict, config: TrainerConfig) -> None:
         """Take weights trained elsewhere (pretraining, with their input normalization): the
-        model predicts at once, and trains on with ``config``."""
+        model predicts at once, and trains on with ``config`` (with ``config.anchor``, held
+        near these weights)."""
         self.model.load_state_dict(weights)
         self.model.eval()
         self.normalized = True
         self.n_fits = max(self.n_fits, 1)
+        self._set_anchor()
         self.configure(config)
+
+    def _set_anchor(self) -> None:
+        self.anchor = [p.detach().clone() for p in self.model.parameters()]
+
+    def _training_loss(self):
+        """The configured loss, plus the pull towards the adopted weights where there is one."""
+        if not self.config.anchor or self.anchor is None:
+            return self.loss_fn
+        params, anchor, strength = list(self.model.parameters()), self.anchor, self.config.anchor
+
+        def anchored(r, y, groups):
+            pull = sum(((p - a) ** 2).sum() for p, a in zip(params, anchor))
+            return self.loss_fn(r, y, groups) + strength * pull
+
+        return anchored
 
     # ---------------------------------------------------------------- history
     def add(self, graphs: Sequence[ProgramGraph], tasks: Sequence[str], costs: Sequence[float]) -> int:
@@ -181,7 +200,7 @@ class OnlineTrainer:
         total = min(cfg.max_steps, cfg.max_epochs * steps_per_epoch)
         self.model.train()
         start = time.perf_counter()
-        losses = train_steps(self.model, self.optimizer, self.loss_fn,
+        losses = train_steps(self.model, self.optimizer, self._training_loss(),
                              self._batches(y, groups, gen, bs, steps_per_epoch), total,
                              cfg.max_update_seconds)
         if len(losses) < total:
@@ -265,6 +284,7 @@ class OnlineTrainer:
         self.n_fits = int(state["n_fits"])
         self.task_valid = {str(k): int(v) for k, v in state.get("task_valid", {}).items()}
         self.model.eval()
+        self._set_anchor()
 
 
 def score_graphs(model: ProgramGNN, graphs: Sequence[ProgramGraph],
