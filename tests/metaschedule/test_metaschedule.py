@@ -142,7 +142,7 @@ def test_a_killed_metaschedule_compare_resumes_with_its_curve_and_time(tmp_path)
     """A killed MetaSchedule run of compare started again from an empty curve while its
     database kept the records (MetaSchedule's search then starts from them): the rerun's
     curve and tuning time were wrong. Now the run keeps its curve after every batch and
-    resumes from its database with it."""
+    resumes from its database with it, a half-written last record cut."""
     import json
     import os
     import signal
@@ -171,6 +171,8 @@ def test_a_killed_metaschedule_compare_resumes_with_its_curve_and_time(tmp_path)
     assert partial.exists(), "the run ended before it could be killed"
     before = json.loads(partial.read_text())
     assert before["trials"][0] == 8 and not (out / "metaschedule" / "gnn-seed0.json").exists()
+    with open(records, "a") as f:  # as if the kill had come in the middle of writing a record
+        f.write('[0, [[["GetSBlock", [')
 
     assert main(argv) == 0
     (curve,) = read_curves(str(out))

@@ -220,6 +220,8 @@ def ms_tune(workload: MSWorkload, model, trials: int, work_dir: str, target, see
                                         get_loggers_from_work_dir(work_dir, names),
                                         fork_seed(seed, n=len(names)))
     ]
+    if resume:
+        repair_database(work_dir)
     database = ms.database.JSONDatabase(work_dir=work_dir)
     best = [FAILED_COST] * len(names)
     done = _learn_measured(database, contexts, model, best) if resume else 0
@@ -251,6 +253,23 @@ def has_records(work_dir: str) -> bool:
     return os.path.exists(records) and os.path.getsize(records) > 0
 
 
+def repair_database(work_dir: str) -> None:
+    """Cut a line that a kill left half-written at the end of the JSON database's files, which
+    MetaSchedule could not read back; the records before it are kept."""
+    for name in (WORKLOADS_FILE, RECORDS_FILE):
+        path = os.path.join(work_dir, name)
+        if not os.path.exists(path):
+            continue
+        with open(path, "rb") as f:
+            data = f.read()
+        whole = data[:data.rfind(b"\n") + 1]
+        if len(whole) < len(data):
+            logger.warning("%s: cut a half-written last line (%d bytes), written when the run "
+                           "was killed", path, len(data) - len(whole))
+            with open(path, "r+b") as f:
+                f.truncate(len(whole))
+
+
 def task_costs(work_dir: str, mods) -> List[List[float]]:
     """The measured costs (mean seconds, ``inf`` for a failure) of each task's module in
     ``mods``, in measuring order, from the JSON database in ``work_dir`` (whose queries give
@@ -265,7 +284,10 @@ def task_costs(work_dir: str, mods) -> List[List[float]]:
         for line in f:
             if not line.strip():
                 continue
-            task, record = json.loads(line)
+            try:
+                task, record = json.loads(line)
+            except ValueError:  # half-written by a kill (repair_database cuts it)
+                continue
             if task in task_of:
                 secs = record[1] or []
                 cost = float(np.mean(secs)) if secs else math.inf
@@ -302,5 +324,5 @@ def _learn_measured(database, contexts, model, best: List[float]) -> int:
 
 
 __all__ = ["MSWorkload", "RECORDS_FILE", "WORKLOADS_FILE", "has_records", "measured_records",
-           "task_costs", "ms_tune", "ms_workload", "ms_workload_from_model",
+           "repair_database", "task_costs", "ms_tune", "ms_workload", "ms_workload_from_model",
            "ms_workload_from_torch", "relax_network"]
