@@ -9,7 +9,8 @@ ROOT = os.path.dirname(os.path.abspath(tvm_gnn_cost.__file__))
 
 #: Floor of each top-level room, lowest first: a module may import its own floor and below.
 FLOORS = {
-    "core": 0, "signals": 0,  # TVM-free: the GNN, its training; stop requests
+    # TVM-free: the GNN, its training; stop requests; TVM's thread count
+    "core": 0, "signals": 0, "threads": 0,
     "curves": 1, "progress": 1, "tir": 1,  # curves, heavy tasks' progress (TVM-free); TVM's IR
     "workloads": 2,  # networks, models, targets, inputs, the check-and-time harness
     "ansor": 3, "metaschedule": 3,  # one adapter per TVM search

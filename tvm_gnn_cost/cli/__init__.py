@@ -19,6 +19,7 @@ from typing import List, Optional
 
 from . import collect, compare, evaluate, import_logs, plot, pretrain, tune
 from ..signals import stop_signals_raise
+from ..threads import use_every_core
 from .common import require_ansor
 
 COMMANDS = {"tune": tune, "compare": compare, "plot": plot, "collect": collect,
@@ -51,6 +52,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     if args.command != "plot" and getattr(args, "searcher", "ansor") == "ansor":
         require_ansor(args.command)
+    use_every_core()  # before TVM runs anything here; measuring workers inherit it
     with stop_signals_raise():  # kept while the message is printed: a copy may follow
         try:
             return COMMANDS[args.command].run(args)

@@ -169,11 +169,16 @@ def export_library(lib, path: str, inputs: Dict, entry: str = "default",
                    executor: str = "graph") -> None:
     """Write the compiled library (load it with ``tvm.runtime.load_module``) and, beside it,
     ``PATH.json`` with its inputs' names, shapes and dtypes, and how to run it: ``entry``
-    (the graph executor's ``default``, the Relax VM's ``main``) and ``executor``."""
+    (the graph executor's ``default``, the Relax VM's ``main``), ``executor``, and
+    ``threads``: the threads TVM's runtime timed it with here, which a process that runs it
+    should set too as ``TVM_NUM_THREADS`` (TVM's default on x86 is half the logical CPUs)."""
+    import tvm
+
     lib.export_library(path)
     with open(path + ".json", "w") as f:
         json.dump({"inputs": {n: {"shape": list(s), "dtype": d} for n, (s, d) in inputs.items()},
-                   "entry": entry, "executor": executor}, f, indent=1)
+                   "entry": entry, "executor": executor,
+                   "threads": tvm.get_global_func("runtime.NumThreads")()}, f, indent=1)
 
 
 __all__ = ["BuildReport", "Built", "TOLERANCE", "Timer", "WrongResultError", "check_outputs",
