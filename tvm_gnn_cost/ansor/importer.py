@@ -31,6 +31,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from tvm import auto_scheduler
 from tvm.auto_scheduler.workload_registry import register_workload_tensors
 
+from ..core.files import replaced_whole
 from .logs import LogReport, iter_log
 from .records import infer_bound
 from .taskfile import save_tasks, tasks_path
@@ -203,16 +204,13 @@ def _write(out: str, inputs: Sequence, results: Sequence, tasks: Sequence) -> No
     fd, tmp = tempfile.mkstemp(prefix=".import-", suffix=".json", dir=folder)
     os.close(fd)
     try:
-        if inputs:
+        if inputs:  # TVM writes records to a path only
             auto_scheduler.save_records(tmp, list(inputs), list(results))
-        with open(tmp, "rb") as src, gzip.open(tmp + ".gz", "wb", compresslevel=9) as dst:
-            dst.write(src.read())
         save_tasks(tasks, tasks_path(out) + ".gz")
-        os.replace(tmp + ".gz", out)
+        with open(tmp, "rb") as src, replaced_whole(out) as dst:
+            dst.write(gzip.compress(src.read(), compresslevel=9, mtime=0))
     finally:
-        for path in (tmp, tmp + ".gz"):
-            if os.path.exists(path):
-                os.unlink(path)
+        os.unlink(tmp)
 
 
 def shipped_tasks(root: str) -> List[auto_scheduler.SearchTask]:

@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Sequence, Set, Tuple
 
 from tvm.auto_scheduler.measure_record import load_record_from_string
+
+from ..core.files import replaced_whole
 
 logger = logging.getLogger("tvm_gnn_cost")
 
@@ -160,12 +161,8 @@ def repair_log(path: str) -> int:
         return 0
     with open(path + ".bad", "a", encoding="utf-8") as f:
         f.writelines(bad)
-    fd, tmp = tempfile.mkstemp(prefix=".log-", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path)))
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
+    with replaced_whole(path, "w") as f:
         f.writelines(good)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
     logger.warning("%s: moved %d unreadable line(s) (a crash while writing?) to %s.bad",
                    path, len(bad), path)
     return len(bad)

@@ -23,12 +23,12 @@ import gzip
 import json
 import logging
 import os
-import tempfile
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import tvm
 from tvm import auto_scheduler
 
+from ..core.files import replaced_whole
 from .featurizer import task_key
 
 logger = logging.getLogger("tvm_gnn_cost")
@@ -113,12 +113,8 @@ def save_tasks(tasks: Sequence[auto_scheduler.SearchTask], path: str,
     doc = {"format": FORMAT, "version": VERSION,
            "tasks": [task_to_dict(t, w) for t, w in known.values()]}
     data = json.dumps(doc, indent=1).encode()
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tasks-", dir=directory)
-    with os.fdopen(fd, "wb") as f:
+    with replaced_whole(path) as f:
         f.write(gzip.compress(data, mtime=0) if path.endswith(".gz") else data)
-    os.chmod(tmp, 0o644)  # a dataset is meant to be shared
-    os.replace(tmp, path)
 
 
 def read_task_file(path: str, trust_pickle: bool = False

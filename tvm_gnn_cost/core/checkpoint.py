@@ -5,7 +5,6 @@ Shared by the Ansor and MetaSchedule adapters (:class:`Checkpointed`); knows not
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import replace
 from typing import List, Optional, Tuple
 
@@ -14,6 +13,7 @@ import torch
 from .config import (FeaturizerConfig, ModelConfig, PretrainRecipe, TrainerConfig,
                      config_from_dict, config_to_dict)
 from .features import FEATURE_SCHEMA_VERSION
+from .files import replaced_whole
 from .prior import PRIOR_RECORDS, blend_scores, prior_weight
 from .trainer import OnlineTrainer
 
@@ -40,19 +40,8 @@ def save_checkpoint(path: str, trainer: OnlineTrainer, featurizer_config: Featur
     }
     if recipe is not None:
         payload["recipe"] = config_to_dict(recipe)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".gnn-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(payload, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; a checkpoint is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with replaced_whole(path) as f:
+        torch.save(payload, f)
 
 
 class CheckpointError(ValueError):

@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence, Tuple
 
+from ..core.files import replaced_whole
 from ..curves import Curve, read_curves
 from ..progress import TaskProgress, heavy_task_progress
 from ..signals import signal_name
@@ -298,10 +299,8 @@ def metaschedule_progress(workload, curves: Sequence[Curve], out: str) -> List[T
 
 def _write_json(path: str, doc: dict) -> None:
     """``doc`` to ``path`` whole or not at all (a kill mid-write keeps the last one)."""
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
+    with replaced_whole(path, "w") as f:
         json.dump(doc, f)
-    os.replace(tmp, path)
 
 
 __all__ = ["AnsorRuns", "ChildCommand", "ansor_runs", "call_child", "each_run",

@@ -17,6 +17,7 @@ from typing import Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 
+from ..core.files import replaced_whole
 from ..core.graph import ProgramGraph
 from ..core.labels import clean_costs, labels
 
@@ -161,11 +162,9 @@ class ShardWriter:
         if not len(self.buffer):
             return
         path = os.path.join(self.root, f"{self.prefix}{len(self.shards):06d}.shard")
-        tmp = path + ".tmp"
-        with open(tmp, "wb") as f:
+        with replaced_whole(path) as f:
             pickle.dump((self.buffer.graphs, self.buffer.tasks, self.buffer.costs), f,
                         protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
         self.shards.append(path)
         self.buffer = Records()
 
