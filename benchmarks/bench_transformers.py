@@ -1,12 +1,14 @@
 """Issue 51's benchmark: transformers a user brings, tuned with the default model, built, and
-timed in turns against torch eager and ONNX Runtime on the same inputs and cores.
+timed in turns against torch eager and ONNX Runtime on the same inputs and cores, each in a
+process of its own.
 
 Networks (``benchmarks/models/transformers.py``, none in a training log): a small ViT brought
 as ONNX with a dynamic batch, a BERT-style encoder brought as TorchScript, the test set's GPT
 block brought as an entry point. For each network and seed, ``tvm-gnn-cost tune
 --trials-per-task T --export --profile`` (the default model; its estimate, its build checked
 against the framework, where the build's time goes); then every seed's library, torch eager and
-ONNX Runtime (the same model exported to ONNX) timed in turns, 10 rounds, on the same inputs.
+ONNX Runtime (the same model exported to ONNX) timed in turns, each in a process of its own,
+30 rounds (``--rounds``), on the same inputs.
 A finished seed is reused; ``--fast-math`` tunes and builds with ``tune --fast-math``. Writes
 OUT/results.json (for scripts) and OUT/summary.md::
 
@@ -27,6 +29,8 @@ import numpy as np
 from tvm_gnn_cost.threads import use_every_core
 
 NETWORKS = ("vit", "encoder", "gpt")
+#: Each network's function in ``benchmarks/models/transformers.py``.
+ENTRY_POINTS = {"vit": "vit_small", "encoder": "text_encoder", "gpt": "gpt_block"}
 
 
 def prepare(out: str) -> dict:
@@ -37,9 +41,8 @@ def prepare(out: str) -> dict:
     from tvm_gnn_cost.workloads.models import trace
 
     specs = {}
-    for name, make in (("vit", models.vit_small), ("encoder", models.text_encoder),
-                       ("gpt", models.gpt_block)):
-        module, x = make()
+    for name in NETWORKS:
+        module, x = getattr(models, ENTRY_POINTS[name])()
         onnx = os.path.join(out, f"{name}.onnx")
         if not os.path.exists(onnx):
             torch.backends.mha.set_fastpath_enabled(False)
@@ -86,9 +89,22 @@ def tune(name: str, spec: dict, seed: int, trials_per_task: int, out: str,
             "profile_total_ms": profile["total_ms"]}
 
 
-def time_in_turns(spec: dict, runs: list, others: dict) -> dict:
+def time_apart(name: str, spec: dict, runs: list, others: dict, rounds: int) -> dict:
     """Every seed's library, those of ``others`` (label: library), torch eager and ONNX
-    Runtime on the same input, in turns."""
+    Runtime, each in a process of its own (``process_turns.py``), in turns."""
+    from process_turns import time_in_processes as timed
+
+    libs = {**{f"seed{r['seed']}": r["lib"] for r in runs}, **others}
+    contenders = {label: ["tvm", path] for label, path in libs.items()}
+    contenders["torch"] = ["torch", f"transformers:{ENTRY_POINTS[name]}"]
+    contenders["onnxruntime"] = ["ort", spec["onnx"], ",".join(str(d) for d in spec["x"].shape)]
+    return timed(contenders, rounds)
+
+
+def time_in_turns(name: str, spec: dict, runs: list, others: dict, rounds: int) -> dict:
+    """Every seed's library, those of ``others`` (label: library), torch eager and ONNX
+    Runtime on the same input, in turns, all in this process (their thread pools share the
+    cores between turns: ``--timing process`` keeps them apart)."""
     import onnxruntime
     import torch
     import tvm
@@ -106,7 +122,7 @@ def time_in_turns(spec: dict, runs: list, others: dict) -> dict:
     timers["torch"] = reference_timer(torch_reference(spec["module"], ["x"]), {"x": x})
     session = onnxruntime.InferenceSession(spec["onnx"], providers=["CPUExecutionProvider"])
     timers["onnxruntime"] = reference_timer(lambda feeds: session.run(None, feeds), {"input": x})
-    return {k: v * 1e3 for k, v in time_side_by_side(timers).items()}
+    return {k: v * 1e3 for k, v in time_side_by_side(timers, rounds=rounds).items()}
 
 
 def main() -> int:
@@ -117,6 +133,11 @@ def main() -> int:
     ap.add_argument("--fast-math", action="store_true", help="tune and build with --fast-math")
     ap.add_argument("--against", default=None, metavar="DIR",
                     help="also time the libraries of an earlier run (its OUT) in the same turns")
+    ap.add_argument("--timing", choices=("process", "same"), default="process",
+                    help="time each library and framework in a process of its own (default) "
+                         "or all in this one")
+    ap.add_argument("--rounds", type=int, default=30,
+                    help="rounds of timing in turns (each times every contender 3 x 100 ms)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     use_every_core()  # the libraries timed here run as `tune` timed them
@@ -138,7 +159,8 @@ def main() -> int:
             for r in res["runs"]:
                 path = os.path.join(args.against, f"{name}-s{r['seed']}.json.so")
                 others[f"against-seed{r['seed']}"] = path
-        res["timed"] = time_in_turns(specs[name], res["runs"], others)
+        timing = time_apart if args.timing == "process" else time_in_turns
+        res["timed"] = timing(name, specs[name], res["runs"], others, args.rounds)
         built = [res["timed"][f"seed{r['seed']}"] for r in res["runs"]]
         b = float(np.median(built))
         est = float(np.median([r["estimate_ms"] for r in res["runs"]]))
