@@ -19,7 +19,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from typing import Dict, List
 
 import numpy as np
@@ -61,52 +60,32 @@ def time_in_processes(contenders: Dict[str, List[str]], rounds: int = 30) -> Dic
             t.process.wait()
 
 
-def _repeats(run, number: int, repeat: int, min_repeat_ms: int) -> List[float]:
-    seconds = []
-    for _ in range(repeat):
-        runs, start = 0, time.perf_counter()
-        while runs < number or time.perf_counter() - start < min_repeat_ms / 1e3:
-            run()
-            runs += 1
-        seconds.append((time.perf_counter() - start) / runs)
-    return seconds
-
-
 def _contender(kind: str, args: List[str]):
-    """``(number, repeat, min_repeat_ms) -> seconds`` of one contender, warmed up."""
+    """``harness.Timer`` of one contender, as ``tune`` times a build and its framework."""
+    from tvm_gnn_cost.workloads.harness import graph_timer, reference_timer
+
     rng = np.random.default_rng(0)
     if kind == "tvm":
         import tvm
-        from tvm_gnn_cost.workloads.harness import graph_timer
 
         inputs = json.load(open(args[0] + ".json"))["inputs"]
         feeds = {n: rng.uniform(size=s["shape"]).astype(s["dtype"]) for n, s in inputs.items()}
         return graph_timer(tvm.runtime.load_module(args[0]), tvm.cpu(), feeds)
     if kind == "torch":
-        import torch
+        from tvm_gnn_cost.workloads.models import torch_reference
 
         module_name, function = args[0].split(":")
         module, x = getattr(importlib.import_module(module_name), function)()
-        module.eval()
-        x = torch.from_numpy(rng.uniform(size=tuple(x.shape)).astype("float32"))
-
-        def run():
-            with torch.no_grad():
-                module(x)
-    elif kind == "ort":
+        feeds = {"x": rng.uniform(size=tuple(x.shape)).astype("float32")}
+        return reference_timer(torch_reference(module.eval(), ["x"]), feeds)
+    if kind == "ort":
         import onnxruntime
 
         session = onnxruntime.InferenceSession(args[0], providers=["CPUExecutionProvider"])
-        name = session.get_inputs()[0].name
-        x = rng.uniform(size=[int(d) for d in args[1].split(",")]).astype("float32")
-
-        def run():
-            session.run(None, {name: x})
-    else:
-        raise SystemExit(f"unknown contender {kind!r}: tvm, torch or ort")
-    for _ in range(10):
-        run()
-    return lambda number, repeat, min_repeat_ms: _repeats(run, number, repeat, min_repeat_ms)
+        feeds = {session.get_inputs()[0].name:
+                 rng.uniform(size=[int(d) for d in args[1].split(",")]).astype("float32")}
+        return reference_timer(lambda f: session.run(None, f), feeds)
+    raise SystemExit(f"unknown contender {kind!r}: tvm, torch or ort")
 
 
 def main() -> int:
