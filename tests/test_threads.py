@@ -34,3 +34,9 @@ def test_tvm_runs_on_every_physical_core_by_default():
 @pytest.mark.parametrize("name", THREAD_VARIABLES)
 def test_a_users_thread_setting_is_kept(name):
     assert _threads({name: "1"}) == (1, 1)
+
+
+@pytest.mark.parametrize("value", ["", "all"])
+def test_a_setting_that_is_no_count_is_read_as_tvm_reads_it(value):
+    # TVM reads the variable with atoi: set but no number is one thread, not the default
+    assert _threads({"TVM_NUM_THREADS": value}) == (1, 1)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from typing import Optional
 
 log = logging.getLogger(__name__)
@@ -39,10 +40,11 @@ def physical_cores(cpus: Optional[set] = None) -> int:
 
 def tvm_threads() -> int:
     """The threads TVM's runtime will use in this process, as it decides: the first of
-    :data:`THREAD_VARIABLES` that is set, else half the logical CPUs on x86."""
+    :data:`THREAD_VARIABLES` that is set, read as C's ``atoi`` reads it (a value that is no
+    number, or is empty, means one thread), else half the logical CPUs on x86."""
     for name in THREAD_VARIABLES:
-        if os.environ.get(name, "").strip().isdigit():
-            return max(1, int(os.environ[name]))
+        if name in os.environ:
+            return max(1, _atoi(os.environ[name]))
     logical = os.cpu_count() or 1
     return max(1, logical // 2) if _x86() else logical
 
@@ -52,13 +54,23 @@ def use_every_core() -> int:
     ``OMP_NUM_THREADS`` is set, and return the threads TVM will use. Call it before TVM runs
     a program in this process (its thread pool reads the variable once); processes started
     afterwards (measuring workers, ``compare``'s runs) inherit it."""
-    if not any(os.environ.get(name, "").strip() for name in THREAD_VARIABLES):
+    name = next((n for n in THREAD_VARIABLES if n in os.environ), None)
+    if name is None:
         cores = physical_cores()
         if cores != tvm_threads():
             log.info("TVM_NUM_THREADS=%d: TVM's runtime would use %d of %d physical cores",
                      cores, tvm_threads(), cores)
         os.environ["TVM_NUM_THREADS"] = str(cores)
+    elif _atoi(os.environ[name]) < 1:
+        log.warning("%s=%r is no number of threads: TVM's runtime reads it as 1; unset it to "
+                    "use every core, or give a count", name, os.environ[name])
     return tvm_threads()
+
+
+def _atoi(text: str) -> int:
+    """``text`` as C's ``atoi`` reads it: leading blanks, a sign and digits; 0 if none."""
+    m = re.match(r"\s*([+-]?\d+)", text)
+    return int(m.group(1)) if m else 0
 
 
 def _x86() -> bool:

@@ -120,11 +120,14 @@ class OnlineTrainer:
         self.model.eval()
         self.normalized = True
         self.n_fits = max(self.n_fits, 1)
-        self._set_anchor()
         self.configure(config)
+        self._set_anchor()
 
     def _set_anchor(self) -> None:
-        self.anchor = [p.detach().clone() for p in self.model.parameters()]
+        """Keep a copy of the weights as they are now where the configuration anchors
+        training to them (a frozen prior, which never trains, keeps none)."""
+        self.anchor = ([p.detach().clone() for p in self.model.parameters()]
+                       if self.config.anchor else None)
 
     def _training_loss(self):
         """The configured loss, plus the pull towards the adopted weights where there is one."""

@@ -63,7 +63,7 @@ def ansor_runs(tasks, weights, models: Sequence[str], seeds: int, trials: int, o
     running. A task no run measured successfully is left out of every estimate, and named in
     the note.
     """
-    from ..ansor.curves import curve_from_log, task_costs, weights_measured
+    from ..ansor.curves import curve_from_log, read_measured, task_costs, weights_measured
 
     logs_dir = os.path.join(out, "logs")
     os.makedirs(logs_dir, exist_ok=True)
@@ -77,7 +77,8 @@ def ansor_runs(tasks, weights, models: Sequence[str], seeds: int, trials: int, o
         return model, seed, log
 
     runs += each_run(models, seeds, run_one)
-    by_key, dropped = weights_measured(tasks, weights, [log for _, _, log in runs])
+    measured = {log: read_measured(log) for _, _, log in runs}  # each log read once
+    by_key, dropped = weights_measured(tasks, weights, list(measured.values()))
     note = ""
     if dropped:
         note = ("Left out of the estimated latency (no valid measurement in any run): "
@@ -88,12 +89,12 @@ def ansor_runs(tasks, weights, models: Sequence[str], seeds: int, trials: int, o
         start = None
         if os.path.exists(log + ".start"):
             start = float(open(log + ".start").read())
-        curves.append(curve_from_log(log, by_key, model, seed, start_time=start,
+        curves.append(curve_from_log(measured[log], by_key, model, seed, start_time=start,
                                      round_size=measures_per_round, max_gap=max_gap,
                                      first_round=first_round(model)))
     names = {t.workload_key: t.desc or f"task {i}" for i, t in enumerate(tasks)}
-    progress = heavy_task_progress({(m, s): task_costs(log, by_key) for m, s, log in runs},
-                                   by_key, names)
+    costs = {(m, s): task_costs(measured[log], by_key) for m, s, log in runs}
+    progress = heavy_task_progress(costs, by_key, names)
     return AnsorRuns(curves, [log for _, _, log in runs], note, progress)
 
 
