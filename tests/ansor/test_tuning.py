@@ -117,3 +117,22 @@ def test_task_scheduler_with_two_tasks_records_a_search_curve(matmul_task, conv_
     expected = best[matmul_task.workload_key] * 1 + best[conv_task.workload_key] * 2
     assert math.isclose(curve.final, expected, rel_tol=1e-4)
     assert model.records_seen == 28
+
+
+def test_scheduler_weights_choose_the_tasks_and_leave_the_estimate_alone(matmul_task, conv_task,
+                                                                          tmp_path):
+    """``scheduler_weights`` (a build profile's, in ``tune --weigh-by-profile``) decide which
+    task the gradient scheduler tunes next; the curve's estimate stays weights x best costs.
+    The conv is the cheaper task, which the scheduler would not favour on its own."""
+    log = str(tmp_path / "weighed.json")
+    curve = tune([matmul_task, conv_task], GNNCostModel(seed=0), trials=16, log_file=log,
+                 weights=[1, 1], search_params=SMALL_SEARCH, measures_per_round=4,
+                 scheduler_weights=[1, 1000])
+    inputs, results = auto_scheduler.RecordReader(log).read_lines()
+    keys = [i.task.workload_key for i in inputs]
+    # one round of each task first, then every round to the task counted 1000 times
+    assert keys.count(conv_task.workload_key) == 12 and keys.count(matmul_task.workload_key) == 4
+    best = {}
+    for key, res in zip(keys, results):
+        best[key] = min(best.get(key, np.inf), measured_cost(res))
+    assert math.isclose(curve.final, sum(best.values()), rel_tol=1e-4)

@@ -140,6 +140,15 @@ def test_an_encoder_from_an_entry_point_tunes_builds_and_runs(tmp_path, capsys):
         expected = model(x).numpy()
     np.testing.assert_allclose(run_exported(lib, feeds, tmp_path)[0], expected, rtol=1e-3,
                                atol=1e-4)
+    # tuning goes on with the scheduler counting each task's time in that build
+    log = str(tmp_path / "tuned.json")
+    assert main(["tune", "--network", "tiny_models:encoder", "--trials", "18",
+                 "--measures-per-round", "1", "--log", log, "--resume", "--no-build",
+                 "--weigh-by-profile", log + ".profile.json"]) == 0
+    out = capsys.readouterr().out
+    weighed = sum(1 for r in profile["rows"] if r["tuned"] and r["estimate_ms"])
+    assert f"scheduler weights: {weighed} of 9 tasks weighed" in out
+    assert len(auto_scheduler.RecordReader(log).read_lines()[0]) == 18
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from typing import Optional
+from typing import Optional, Sequence
 
 from tvm.auto_scheduler.task_scheduler import TaskSchedulerCallback
 
@@ -15,10 +15,14 @@ from ..curves import Curve
 logger = logging.getLogger("tvm_gnn_cost")
 
 
-def estimated_latency(task_scheduler) -> float:
-    """Sum of weight x best cost over the tasks (seconds); ``inf`` while a task has none."""
+def estimated_latency(task_scheduler, weights: Optional[Sequence[float]] = None) -> float:
+    """Sum of weight x best cost over the tasks (seconds); ``inf`` while a task has none.
+    ``weights`` (how often each task runs) where the scheduler minimizes another sum
+    (``tune(scheduler_weights=...)``); else the scheduler's own score."""
     if any(float(c) >= FAILED_COST for c in task_scheduler.best_costs):
         return float("inf")
+    if weights is not None:
+        return float(sum(float(c) * w for c, w in zip(task_scheduler.best_costs, weights)))
     return float(task_scheduler.cur_score)
 
 
@@ -26,11 +30,13 @@ class CurveRecorder(TaskSchedulerCallback):
     """Adds a point to a :class:`~tvm_gnn_cost.curves.Curve` after every round: trials, seconds
     since the first round, and the estimated latency (``inf`` until every task has a valid
     measurement). ``offset`` trials (already in the log when a run resumes) are added to the
-    counts."""
+    counts; ``weights`` as :func:`estimated_latency` takes them."""
 
-    def __init__(self, curve: Curve, offset: int = 0):
+    def __init__(self, curve: Curve, offset: int = 0,
+                 weights: Optional[Sequence[float]] = None):
         self.curve = curve
         self.offset = offset
+        self.weights = weights
         self._start: Optional[float] = None
 
     def pre_tune(self, task_scheduler, task_id):
@@ -38,7 +44,7 @@ class CurveRecorder(TaskSchedulerCallback):
             self._start = time.perf_counter()
 
     def post_tune(self, task_scheduler, task_id):
-        latency = estimated_latency(task_scheduler)
+        latency = estimated_latency(task_scheduler, self.weights)
         trials = self.offset + int(task_scheduler.ct)
         self.curve.add(trials, time.perf_counter() - (self._start or 0.0), latency)
         logger.info("trials %d  estimated latency %.4f ms", trials, latency * 1e3)
@@ -47,16 +53,18 @@ class CurveRecorder(TaskSchedulerCallback):
 class ProgressBar(TaskSchedulerCallback):
     """A progress bar: trials done, best estimated latency, elapsed time."""
 
-    def __init__(self, total: int, done: int = 0, desc: str = "tuning"):
+    def __init__(self, total: int, done: int = 0, desc: str = "tuning",
+                 weights: Optional[Sequence[float]] = None):
         from tqdm import tqdm
 
         self.bar = tqdm(total=total, initial=done, desc=desc, unit="trial", dynamic_ncols=True)
         self.done = done
+        self.weights = weights
 
     def post_tune(self, task_scheduler, task_id):
         now = self.done + int(task_scheduler.ct)
         self.bar.update(now - self.bar.n)
-        latency = estimated_latency(task_scheduler)
+        latency = estimated_latency(task_scheduler, self.weights)
         self.bar.set_postfix_str(f"best {latency * 1e3:.4f} ms" if math.isfinite(latency)
                                  else "best: not all tasks yet")
 

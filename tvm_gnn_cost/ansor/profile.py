@@ -13,7 +13,7 @@ import re
 import tempfile
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
-from typing import List, Optional
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import tvm
@@ -126,4 +126,30 @@ def profile_build(lib, workload: Workload, log_file: str, target,
     return BuildProfile(sorted(rows, key=lambda r: -r.ms))
 
 
-__all__ = ["BuildProfile", "FunctionTime", "profile_build"]
+#: Bounds of the factor :func:`profile_weights` gives a task: a function timed a few
+#: microseconds alone is noisy, and one misread function must not take every trial.
+RATIO_BOUNDS = (0.5, 4.0)
+
+
+def profile_weights(profile: dict, tasks, weights: Optional[Sequence[float]] = None
+                    ) -> Tuple[List[float], Dict[str, float]]:
+    """Task weights for the task scheduler from a build profile (``tune --profile``'s
+    ``LOG.profile.json``): each task's weight (default 1) times what its function took in the
+    build over its estimate (in :data:`RATIO_BOUNDS`), so trials go where the built network
+    spends its time rather than where the measured programs alone say. A task the profile
+    does not time keeps its weight. Returns the weights and the factor of each task timed,
+    by function name."""
+    rows = {r["function"]: r for r in profile.get("rows", [])}
+    weights = list(weights) if weights is not None else [1.0] * len(tasks)
+    out, factors = [], {}
+    for task, w in zip(tasks, weights):
+        row = rows.get(_function(task.desc or ""))
+        if row and row.get("estimate_ms") and row.get("ms"):
+            low, high = RATIO_BOUNDS
+            factors[row["function"]] = min(high, max(low, row["ms"] / row["estimate_ms"]))
+            w *= factors[row["function"]]
+        out.append(float(w))
+    return out, factors
+
+
+__all__ = ["BuildProfile", "FunctionTime", "RATIO_BOUNDS", "profile_build", "profile_weights"]

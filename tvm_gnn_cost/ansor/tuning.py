@@ -103,7 +103,8 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
          search_params: Optional[Dict] = None, measures_per_round: int = 16,
          first_round: Optional[int] = None, builder=None, runner=None,
          resume: bool = False, progress: bool = False,
-         verbose: int = 0, name: str = "") -> Curve:
+         verbose: int = 0, name: str = "",
+         scheduler_weights: Optional[Sequence[float]] = None) -> Curve:
     """Tune ``tasks`` with ``model`` until ``trials`` measurements; returns the search curve.
 
     Parameters
@@ -139,6 +140,11 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
         Show a progress bar.
     name : str
         The model's name in the returned curve.
+    scheduler_weights : sequence of float, optional
+        What a task's latency counts for in the gradient task scheduler's choice of the next
+        task (default ``weights``), e.g. ``weights`` times each task's time in the built
+        network over its estimate (:func:`.profile.profile_weights`). The curve's estimated
+        latency stays the sum of ``weights`` x best costs.
 
     Raises
     ------
@@ -162,8 +168,11 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
                                             init_search_callbacks=init)
                 for i, t in enumerate(tasks)]
     curve = Curve(name, seed)
-    callbacks: list = [CurveRecorder(curve, offset=done)]
-    bar = ProgressBar(trials, done) if progress else None
+    latency_weights = None
+    if scheduler_weights is not None:
+        latency_weights = list(weights) if weights is not None else [1.0] * len(tasks)
+    callbacks: list = [CurveRecorder(curve, offset=done, weights=latency_weights)]
+    bar = ProgressBar(trials, done, weights=latency_weights) if progress else None
     if bar:
         callbacks.append(bar)
     runner = runner or TUNING.runner()
@@ -187,7 +196,12 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
         measure_callbacks=[auto_scheduler.RecordToFile(log_file)],
         verbose=verbose,
     )
-    scheduler = auto_scheduler.TaskScheduler(list(tasks), task_weights=weights, callbacks=callbacks,
+    objective = None
+    if scheduler_weights is not None:
+        counted = [float(w) for w in scheduler_weights]
+        objective = lambda costs: sum(c * w for c, w in zip(costs, counted))  # noqa: E731
+    scheduler = auto_scheduler.TaskScheduler(list(tasks), task_weights=weights,
+                                             objective_func=objective, callbacks=callbacks,
                                              load_log_file=log_file if done else None)
     try:
         if left:

@@ -48,6 +48,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="after the build, time each fused function alone (TVM's debug "
                         "executor) and show where the time goes: share, tuned or not, the "
                         "tuned task's estimate; LOG.profile.json for scripts")
+    t.add_argument("--weigh-by-profile", default=None, metavar="PROFILE.json",
+                   help="a build profile of this network (--profile writes LOG.profile.json): "
+                        "the task scheduler counts each task's latency times what its function "
+                        "took in that build over its estimate, so trials go where the built "
+                        "network spends its time; usually with --resume and a larger budget")
     t.add_argument("--export", default=None, metavar="LIB.so",
                    help="write the library built with the best schedules here, .so or .tar "
                         "(checked against the original model first)")
@@ -99,6 +104,7 @@ def run(args) -> int:
     if not (args.resume and count_records(args.log, workload.tasks)):
         # a resumed log with none of these tasks' records starts afresh: same minimum
         check_budget(workload.tasks, args.trials, args.measures_per_round)
+    scheduler_weights = weights_from_profile(args.weigh_by_profile, workload)
     model = choice.make(args.seed, workload.tasks, args.trials, args.measures_per_round,
                         args.prior_records)
     if choice.name.startswith("gnn"):
@@ -113,7 +119,8 @@ def run(args) -> int:
     curve = tune(workload.tasks, model, args.trials, args.log, weights=workload.weights,
                  seed=args.seed, search_params=search_params(args),
                  measures_per_round=args.measures_per_round, first_round=first,
-                 runner=runner(args), resume=args.resume, progress=True, name=choice.name)
+                 runner=runner(args), resume=args.resume, progress=True, name=choice.name,
+                 scheduler_weights=scheduler_weights)
     print_tuned(curve, f"log {args.log}", "; operators that are no task are left out: "
                 "--profile times every function of the build",
                 trials_by_task(args.log, workload.tasks) if curve.trials else {})
@@ -121,6 +128,31 @@ def run(args) -> int:
     if args.no_build:
         return 0
     return build(workload, args, target)
+
+
+def weights_from_profile(path, workload):
+    """The task scheduler's weights from the build profile at ``path`` (None without one),
+    each task's factor printed."""
+    if path is None:
+        return None
+    from ..ansor.profile import profile_weights
+
+    if not os.path.exists(path):
+        raise SystemExit(f"error: --weigh-by-profile {path}: no such file; tune with --profile "
+                         "first, which writes LOG.profile.json after the build")
+    with open(path) as f:
+        profile = json.load(f)
+    if not isinstance(profile, dict) or "rows" not in profile:
+        raise SystemExit(f"error: --weigh-by-profile {path} is no build profile (the "
+                         "LOG.profile.json that tune --profile writes)")
+    weights, factors = profile_weights(profile, workload.tasks, workload.weights)
+    if not factors:
+        raise SystemExit(f"error: --weigh-by-profile {path} times none of these tasks; was it "
+                         "written for another network?")
+    shown = ", ".join(f"{fn} x{r:.2f}" for fn, r in sorted(factors.items(), key=lambda x: -x[1]))
+    print(f"scheduler weights: {len(factors)} of {len(workload.tasks)} tasks weighed by their "
+          f"time in the build over their estimate: {shown}", flush=True)
+    return weights
 
 
 def build(workload, args, target) -> int:

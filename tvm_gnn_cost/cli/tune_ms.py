@@ -19,7 +19,8 @@ ANSOR_ONLY = (("search", "--search", "small"), ("measures_per_round", "--measure
               ("first_round", "--first-round", None), ("cache_flush", "--cache-flush", False),
               ("fast_math", "--fast-math", False), ("rpc_key", "--rpc-key", None),
               ("profile", "--profile", False), ("prior", "--prior", None),
-              ("no_prior", "--no-prior", False), ("pretrained", "--pretrained", None))
+              ("no_prior", "--no-prior", False), ("pretrained", "--pretrained", None),
+              ("weigh_by_profile", "--weigh-by-profile", None))
 #: ``tune`` flags of the MetaSchedule search only.
 METASCHEDULE_ONLY = (("trials_per_iter", "--trials-per-iter", 16),
                      ("no_weight_prepack", "--no-weight-prepack", False))
