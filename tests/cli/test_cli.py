@@ -176,6 +176,21 @@ def test_missing_files_and_bad_checkpoints_end_in_one_error_line(tmp_path):
         main(["tune", *MATMUL, "--trials", "8", "--log", log, "--prior", str(bad), "-v"])
 
 
+def test_a_profile_that_cannot_weigh_the_tasks_is_refused_before_tuning(tmp_path):
+    log = str(tmp_path / "x.json")
+    (tmp_path / "list.json").write_text("[]")
+    (tmp_path / "other.json").write_text(json.dumps(
+        {"rows": [{"function": "fused_nn_dense_add", "calls": 1, "ms": 0.2, "tuned": True,
+                   "estimate_ms": 0.1}]}))
+    for profile, what in [("none.json", "no such file; tune with --profile first"),
+                          ("list.json", "is no build profile"),
+                          ("other.json", "times none of these tasks")]:
+        with pytest.raises(SystemExit, match=what):
+            main(["tune", *MATMUL, "--trials", "8", "--log", log,
+                  "--weigh-by-profile", str(tmp_path / profile)])
+    assert not os.path.exists(log)
+
+
 def test_tune_with_metaschedule_on_this_tvm_says_to_use_apache_tvm(tmp_path):
     """TVM 0.19 has no Relax to build a MetaSchedule-tuned network with: the user is sent to
     apache-tvm before anything is loaded or written."""
