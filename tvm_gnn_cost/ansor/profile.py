@@ -8,8 +8,11 @@ the network than it did alone. The profile says which of the two makes the diffe
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
+import sys
 import tempfile
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
@@ -79,6 +82,21 @@ class BuildProfile:
                 "tuned_ms": self.tuned_ms, "estimate_ms": self.estimate_ms}
 
 
+@contextlib.contextmanager
+def _native_stderr_to(path: str):
+    """Send what C++ writes to stderr to ``path`` for the block: TVM's debug executor logs a
+    line per node and repeat (hundreds), which is not for the user's terminal."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(path, "w") as sink:
+            os.dup2(sink.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def _function(name: str) -> str:
     """``tvmgen_default_fused_nn_dense_add_1`` (the build's) and ``vm_mod_fused_nn_dense_add_1``
     (the task's) -> ``fused_nn_dense_add_1``."""
@@ -98,7 +116,8 @@ def profile_build(lib, workload: Workload, log_file: str, target,
         module = debug_executor.create(lib.get_graph_json(), lib.get_lib(), dev, dump_root=dump)
         module.set_input(**lib.get_params())
         module.set_input(**workload.feeds())
-        times = module.run_individual(number=10, repeat=repeat, min_repeat_ms=10)
+        with _native_stderr_to(os.path.join(dump, "timing.log")):
+            times = module.run_individual(number=10, repeat=repeat, min_repeat_ms=10)
     ops = [n for n in graph if n["op"] == "tvm_op"]
     # a time for every node of the graph (inputs and parameters take none), or for each op
     names = [n["name"] for n in (graph if len(times) == len(graph) else ops)]
