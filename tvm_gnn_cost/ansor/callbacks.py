@@ -17,13 +17,14 @@ logger = logging.getLogger("tvm_gnn_cost")
 
 def estimated_latency(task_scheduler, weights: Optional[Sequence[float]] = None) -> float:
     """Sum of weight x best cost over the tasks (seconds); ``inf`` while a task has none.
-    ``weights`` (how often each task runs) where the scheduler minimizes another sum
-    (``tune(scheduler_weights=...)``); else the scheduler's own score."""
-    if any(float(c) >= FAILED_COST for c in task_scheduler.best_costs):
+    ``weights``: how often each task runs in the network (default once each). This is the
+    network's estimate even where the scheduler minimizes another sum
+    (``tune(scheduler_weights=...)``), so it is never the scheduler's own score."""
+    costs = [float(c) for c in task_scheduler.best_costs]
+    if any(c >= FAILED_COST for c in costs):
         return float("inf")
-    if weights is not None:
-        return float(sum(float(c) * w for c, w in zip(task_scheduler.best_costs, weights)))
-    return float(task_scheduler.cur_score)
+    weights = [1.0] * len(costs) if weights is None else weights
+    return float(sum(c * float(w) for c, w in zip(costs, weights)))
 
 
 class CurveRecorder(TaskSchedulerCallback):

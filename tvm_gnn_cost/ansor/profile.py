@@ -21,10 +21,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import tvm
 
-from ..core.labels import FAILED_COST
+from ..curves import INF
 from ..workloads.networks import Workload
-from .logs import iter_log
-from .records import measured_cost
+from .curves import task_costs
 
 
 @dataclass
@@ -124,10 +123,8 @@ def profile_build(lib, workload: Workload, log_file: str, target,
     if len(names) != len(times):
         raise RuntimeError(f"{len(times)} timings for {len(graph)} graph nodes")
     per_node = {name: float(np.median(t)) * 1e3 for name, t in zip(names, times)}
-    best: dict = {}
-    for inp, res in iter_log(log_file):
-        key = inp.task.workload_key
-        best[key] = min(best.get(key, FAILED_COST), measured_cost(res))
+    keys = [t.workload_key for t in workload.tasks]
+    best = {key: min(costs, default=INF) for key, costs in task_costs(log_file, keys).items()}
     tasks = {_function(t.desc): t for t in workload.tasks}
     sums = defaultdict(lambda: [0, 0.0])
     for n in ops:
@@ -139,9 +136,9 @@ def profile_build(lib, workload: Workload, log_file: str, target,
     rows = []
     for fn, (calls, ms) in sums.items():
         task = tasks.get(fn)
-        cost = best.get(task.workload_key, FAILED_COST) if task is not None else FAILED_COST
+        cost = best[task.workload_key] if task is not None else INF
         rows.append(FunctionTime(fn, calls, ms, task is not None,
-                                 cost * 1e3 * calls if cost < FAILED_COST else None))
+                                 cost * 1e3 * calls if cost < INF else None))
     return BuildProfile(sorted(rows, key=lambda r: -r.ms))
 
 

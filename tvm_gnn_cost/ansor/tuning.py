@@ -168,9 +168,7 @@ def tune(tasks: Sequence[auto_scheduler.SearchTask], model, trials: int, log_fil
                                             init_search_callbacks=init)
                 for i, t in enumerate(tasks)]
     curve = Curve(name, seed)
-    latency_weights = None
-    if scheduler_weights is not None:
-        latency_weights = list(weights) if weights is not None else [1.0] * len(tasks)
+    latency_weights = list(weights) if weights is not None else [1.0] * len(tasks)
     callbacks: list = [CurveRecorder(curve, offset=done, weights=latency_weights)]
     bar = ProgressBar(trials, done, weights=latency_weights) if progress else None
     if bar:
