@@ -7,9 +7,14 @@
 # gpt_decoder_512 (for choices such as the prior's screen). SEEDS seeds each, TRIALS_PER_TASK
 # trials a task (default 64), MODELS (default gnn,xgb), TRIALS_PER_ITER candidates an iteration
 # (default 16, the same for every model); writes runs/ms-NET[-TAG] and copies its figures to
-# benchmarks/results/metaschedule/NET[-TAG]. A finished run is reused.
+# benchmarks/results/metaschedule/NET[-TAG].
+#
+# A run takes 20-45 minutes here, so the benchmark spans sessions: every finished run (its
+# curve and gzipped database) is kept in benchmarks/results/metaschedule/NET[-TAG]/runs/ as
+# soon as its seed is done, and put back into runs/ before tuning, where compare reuses it.
+# The builds run once every seed is tuned (BUILD=0 tunes only).
 #   SEEDS=3 bash benchmarks/bench_ms_networks.sh cnn mobilenetv3_block gpt_block
-#   SEEDS=1 TRIALS_PER_TASK=16 MODELS=gnn,gnn-prior,xgb TAG=prior-screen \
+#   SEEDS=1 TRIALS_PER_TASK=16 MODELS=gnn,gnn-prior TAG=prior-screen \
 #       bash benchmarks/bench_ms_networks.sh gpt_decoder_512
 set -euo pipefail
 PY=${PY:-.venv-modern/bin/python}
@@ -17,6 +22,38 @@ SEEDS=${SEEDS:-3}
 PER_TASK=${TRIALS_PER_TASK:-64}
 MODELS=${MODELS:-gnn,xgb}
 PER_ITER=${TRIALS_PER_ITER:-16}
+BUILD=${BUILD:-1}
+DB=(database_workload.json:workloads database_tuning_record.json:records)
+
+# finished runs of runs/ms-NAME/metaschedule <-> benchmarks/results/metaschedule/NAME/runs
+keep_runs() {
+  local work=$1 kept=$2 curve run f
+  mkdir -p "$kept"
+  for curve in "$work"/*-seed*.json; do
+    [[ -e $curve && $curve != *.partial.json ]] || continue
+    run=$(basename "$curve" .json)
+    cp "$curve" "$kept/$run.json"
+    for f in "${DB[@]}"; do
+      gzip -c "$work/$run/${f%%:*}" > "$kept/$run.${f##*:}.json.gz"
+    done
+  done
+}
+
+restore_runs() {
+  local work=$1 kept=$2 curve run f
+  for curve in "$kept"/*-seed*.json; do
+    [[ -e $curve ]] || continue
+    run=$(basename "$curve" .json)
+    [[ -e $work/$run.json ]] && continue
+    mkdir -p "$work/$run"
+    for f in "${DB[@]}"; do
+      gunzip -c "$kept/$run.${f##*:}.json.gz" > "$work/$run/${f%%:*}"
+    done
+    cp "$curve" "$work/$run.json"
+    echo "restored $run from $kept"
+  done
+}
+
 for net in "$@"; do
   case $net in
     cnn|mobilenetv3_block|regnet_nchw) spec=tvm_gnn_cost.workloads.corpus.cnn:$net ;;
@@ -29,9 +66,15 @@ from tvm_gnn_cost.workloads.targets import host_target, with_num_cores
 print(len(ms_workload_from_model('$spec', with_num_cores(host_target())).modules))" 2>/dev/null | tail -1)
   name=$net${TAG:+-$TAG}
   out=runs/ms-$name
-  $PY -m tvm_gnn_cost compare --searcher metaschedule --network "$spec" --models "$MODELS" \
-    --trials $((tasks * PER_TASK)) --trials-per-iter "$PER_ITER" --seeds "$SEEDS" --out "$out"
-  mkdir -p "benchmarks/results/metaschedule/$name"
-  cp "$out"/{curves.csv,curves.json,compare.json,curves.png,summary.md} \
-    "benchmarks/results/metaschedule/$name/"
+  results=benchmarks/results/metaschedule/$name
+  restore_runs "$out/metaschedule" "$results/runs"
+  args=(--searcher metaschedule --network "$spec" --models "$MODELS"
+        --trials $((tasks * PER_TASK)) --trials-per-iter "$PER_ITER" --out "$out")
+  for ((seeds = 1; seeds <= SEEDS; seeds++)); do  # a seed of every model, then kept
+    $PY -m tvm_gnn_cost compare "${args[@]}" --seeds "$seeds" --no-build
+    keep_runs "$out/metaschedule" "$results/runs"
+  done
+  [[ $BUILD == 1 ]] || continue
+  $PY -m tvm_gnn_cost compare "${args[@]}" --seeds "$SEEDS"
+  cp "$out"/{curves.csv,curves.json,compare.json,curves.png,summary.md} "$results/"
 done
