@@ -14,7 +14,7 @@
 # soon as its seed is done, and put back into runs/ before tuning, where compare reuses it.
 # The builds run once every seed is tuned (BUILD=0 tunes only).
 #   SEEDS=3 bash benchmarks/bench_ms_networks.sh cnn mobilenetv3_block gpt_block
-#   SEEDS=1 TRIALS_PER_TASK=16 MODELS=gnn,gnn-prior TAG=prior-screen \
+#   SEEDS=3 TRIALS_PER_TASK=16 MODELS=gnn,gnn-online TAG=prior-screen \
 #       bash benchmarks/bench_ms_networks.sh gpt_decoder_512
 set -euo pipefail
 PY=${PY:-.venv-modern/bin/python}

@@ -322,9 +322,9 @@ def test_compare_refuses_the_flags_of_the_other_search(tmp_path):
 
 
 def test_the_shipped_checkpoint_is_a_metaschedule_prior_only_where_the_target_fits(tmp_path):
-    """``gnn-prior``: the Ansor-trained checkpoint frozen beside the online GNN for an
-    AVX-512 x86-64 CPU, not for one without AVX-512; with it, the model ranks a task's
-    candidates before any of them is measured, and tunes."""
+    """``gnn``, the default: the Ansor-trained checkpoint frozen beside the online GNN for an
+    AVX-512 x86-64 CPU, not for one without AVX-512 (nor in ``gnn-online``); with it, the
+    model ranks a task's candidates before any of them is measured, and tunes."""
     import math
 
     from tvm_gnn_cost.core.checkpoint import SHIPPED_CHECKPOINT
@@ -333,18 +333,19 @@ def test_the_shipped_checkpoint_is_a_metaschedule_prior_only_where_the_target_fi
 
     zen4 = with_num_cores(tvm.target.Target({"kind": "llvm", "mcpu": "znver4"}), 2)
     haswell = tvm.target.Target({"kind": "llvm", "mcpu": "haswell"})
-    assert make_ms_model("gnn-prior", 0, zen4).prior_file == SHIPPED_CHECKPOINT
-    assert make_ms_model("gnn-prior", 0, haswell).prior is None
-    model = make_ms_model("gnn-prior", 0, zen4)
+    assert make_ms_model("gnn", 0, zen4).prior_file == SHIPPED_CHECKPOINT
+    assert make_ms_model("gnn", 0, haswell).prior is None
+    assert make_ms_model("gnn-online", 0, zen4).prior is None
+    model = make_ms_model("gnn", 0, zen4)
     target = with_num_cores(host_target(), 2)
     workload = ms_workload("matmul", target, input_shape=(64, 64, 64))
     curve = ms_tune(workload, model, 16, str(tmp_path / "ms"), target, per_iter=8,
-                    name="gnn-prior")
+                    name="gnn")
     assert math.isfinite(curve.final) and model.trainer.n_seen == curve.trials[-1]
     context = ms.TuneContext(mod=workload.modules[0][1], target=target,
                              space_generator="post-order-apply")
     database = ms.database.JSONDatabase(work_dir=str(tmp_path / "ms"))
     records = database.get_top_k(database.commit_workload(context.mod), 16)
-    fresh = make_ms_model("gnn-prior", 1, zen4)  # nothing measured: the prior alone ranks
+    fresh = make_ms_model("gnn", 1, zen4)  # nothing measured: the prior alone ranks
     scores = fresh.predict(context, [r.as_measure_candidate() for r in records])
     assert np.all(scores > 0) and len(set(np.round(scores, 6))) > 1

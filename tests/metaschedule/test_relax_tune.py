@@ -100,8 +100,10 @@ def test_what_metaschedule_cannot_take_is_refused_with_the_fix(tmp_path):
         (["--network", str(script), "--trials", "8"], "TorchScript.*export the model to ONNX"),
         (["--network", "tiny_models:cnn", "--trials", "8", "--cache-flush"],
          "--cache-flush applies to the Ansor search"),
-        (["--network", "tiny_models:cnn", "--trials", "8", "--model", "gnn-online"],
+        (["--network", "tiny_models:cnn", "--trials", "8", "--model", "xgb-w16"],
          "is an Ansor model"),
+        (["--network", "tiny_models:cnn", "--trials", "8", "--model", "xgb", "--no-prior"],
+         "--no-prior needs --model gnn"),
         (["--network", "matmul", "--trials", "8"], "single operators"),
     ]
     for argv, message in cases:

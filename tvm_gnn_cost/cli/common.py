@@ -264,6 +264,13 @@ def print_tuned(curve, where: str, left_out: str, counts) -> None:
         print("trials a task: " + ", ".join(f"{name} {n}" for name, n in counts.items()))
 
 
+def describe(model) -> str:
+    """One line on which GNN tunes: with a prior or alone."""
+    if getattr(model, "prior_file", None):
+        return f"online GNN with the frozen prior {model.prior_file}"
+    return "online GNN" + (" (from a pretrained checkpoint)" if model.trainer.n_fits else "")
+
+
 def save_model(args, model) -> None:
     """``--save-model``: the tuned GNN written where asked."""
     if args.save_model and hasattr(model, "save"):
@@ -320,6 +327,6 @@ def require_ansor(command: str) -> None:
 
 
 __all__ = ["add_prior_args", "add_prior_records_arg", "add_workload_args", "at_least",
-           "build_and_report", "check_budget", "ensure_folder", "print_tuned", "save_model",
+           "build_and_report", "check_budget", "describe", "ensure_folder", "print_tuned", "save_model",
            "load_network", "model_choice", "parse_target", "require_ansor", "runner",
            "search_params", "workload_argv"]

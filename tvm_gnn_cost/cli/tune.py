@@ -8,8 +8,8 @@ import os
 from ..experiments.registry import ANSOR_MODELS, METASCHEDULE_MODELS
 from . import tune_ms
 from .common import (add_prior_args, add_workload_args, at_least, build_and_report,
-                     check_budget, ensure_folder, load_network, model_choice, parse_target,
-                     print_tuned, runner, save_model, search_params)
+                     check_budget, describe, ensure_folder, load_network, model_choice,
+                     parse_target, print_tuned, runner, save_model, search_params)
 
 #: Models ``--model`` takes: those that need no checkpoint (``--prior`` and ``--pretrained``
 #: give one to gnn).
@@ -59,13 +59,6 @@ def add_parser(sub) -> argparse.ArgumentParser:
     add_prior_args(t)
     tune_ms.add_arguments(t)
     return t
-
-
-def describe(model) -> str:
-    """One line on which GNN tunes: with a prior or alone."""
-    if getattr(model, "prior_file", None):
-        return f"online GNN with the frozen prior {model.prior_file}"
-    return "online GNN" + (" (from a pretrained checkpoint)" if model.trainer.n_fits else "")
 
 
 def run(args) -> int:

@@ -12,14 +12,14 @@ from __future__ import annotations
 import argparse
 import os
 
-from .common import at_least, build_and_report, print_tuned, save_model
+from .common import at_least, build_and_report, describe, print_tuned, save_model
 
 #: ``tune`` flags of the Ansor search only: (dest, flag, default).
 ANSOR_ONLY = (("search", "--search", "small"), ("measures_per_round", "--measures-per-round", 16),
               ("first_round", "--first-round", None), ("cache_flush", "--cache-flush", False),
               ("fast_math", "--fast-math", False), ("rpc_key", "--rpc-key", None),
               ("profile", "--profile", False), ("prior", "--prior", None),
-              ("no_prior", "--no-prior", False), ("pretrained", "--pretrained", None),
+              ("pretrained", "--pretrained", None),
               ("weigh_by_profile", "--weigh-by-profile", None))
 #: ``tune`` flags of the MetaSchedule search only.
 METASCHEDULE_ONLY = (("trials_per_iter", "--trials-per-iter", 16),
@@ -63,6 +63,9 @@ def run(args, target) -> int:
     if args.model not in METASCHEDULE_MODELS:
         raise SystemExit(f"error: --model {args.model} is an Ansor model; MetaSchedule takes "
                          f"{', '.join(METASCHEDULE_MODELS)}")
+    if args.no_prior and args.model != "gnn":
+        raise SystemExit("error: --no-prior needs --model gnn (it tunes the online GNN alone)")
+    name = "gnn-online" if args.no_prior else args.model
     if args.export and args.no_build:
         raise SystemExit("error: --export writes the built library; drop --no-build")
     if has_records(args.log) and not args.resume:
@@ -82,9 +85,11 @@ def run(args, target) -> int:
     trials = args.trials or args.trials_per_task * tasks
     if args.trials_per_task:
         print(f"budget: {trials} trials ({args.trials_per_task} a task)", flush=True)
-    model = make_ms_model(args.model, args.seed, target)
+    model = make_ms_model(name, args.seed, target)
+    if name.startswith("gnn"):
+        print(f"model: {describe(model)}", flush=True)
     curve = ms_tune(workload, model, trials, args.log, target, args.seed,
-                    per_iter=args.trials_per_iter, name=args.model, resume=args.resume)
+                    per_iter=args.trials_per_iter, name=name, resume=args.resume)
     print_tuned(curve, f"database in {args.log}", "; functions that are no task are left out",
                 _trials_by_task(args.log, workload))
     save_model(args, model)

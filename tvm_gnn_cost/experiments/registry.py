@@ -36,9 +36,10 @@ ANSOR_MODELS: Dict[str, ModelSpec] = {m.name: m for m in (
 )}
 
 METASCHEDULE_MODELS: Dict[str, ModelSpec] = {m.name: m for m in (
-    ModelSpec("gnn", "GNNMetaCostModel, the online GNN"),
-    ModelSpec("gnn-prior", "GNNMetaCostModel with the shipped checkpoint (trained on Ansor "
-                           "programs) as a frozen prior where the target fits it"),
+    ModelSpec("gnn", "the default model: GNNMetaCostModel, the online GNN with the shipped "
+                     "checkpoint (trained on Ansor programs) as a frozen prior where the "
+                     "target fits it"),
+    ModelSpec("gnn-online", "GNNMetaCostModel, the online GNN alone, without a prior"),
     ModelSpec("xgb", "MetaSchedule's own XGBoost model, as tune_tasks builds it"),
     ModelSpec("mlp", "MetaSchedule's own MLP model"),
     ModelSpec("random", "MetaSchedule's random model"),
@@ -189,16 +190,17 @@ def from_tune_flags(model: str, prior: Optional[str], no_prior: bool,
 
 def make_ms_model(name: str, seed: int = 0, target=None):
     """A MetaSchedule cost model of :data:`METASCHEDULE_MODELS`, for ``target`` (default:
-    this CPU), which decides whether ``gnn-prior`` has its prior."""
+    this CPU), which decides whether ``gnn`` has the shipped prior (a warning says why not
+    where it does not fit)."""
     if name not in METASCHEDULE_MODELS:
         raise ValueError(f"unknown MetaSchedule model {name!r}; use one of "
                          f"{', '.join(model_names('metaschedule'))}")
     from ..metaschedule.cost_model import GNNMetaCostModel, ms
 
     if name == "gnn":
-        return GNNMetaCostModel(seed=seed)
-    if name == "gnn-prior":
         return GNNMetaCostModel.pretrained(target, seed=seed)
+    if name == "gnn-online":
+        return GNNMetaCostModel(seed=seed)
     kwargs = {"seed": seed} if name == "random" else {}
     return ms.cost_model.CostModel.create(name, **kwargs)
 
