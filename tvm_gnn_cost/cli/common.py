@@ -327,6 +327,6 @@ def require_ansor(command: str) -> None:
 
 
 __all__ = ["add_prior_args", "add_prior_records_arg", "add_workload_args", "at_least",
-           "build_and_report", "check_budget", "describe", "ensure_folder", "print_tuned", "save_model",
-           "load_network", "model_choice", "parse_target", "require_ansor", "runner",
+           "build_and_report", "check_budget", "describe", "ensure_folder", "print_tuned",
+           "save_model", "load_network", "model_choice", "parse_target", "require_ansor", "runner",
            "search_params", "workload_argv"]
