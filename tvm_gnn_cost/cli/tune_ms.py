@@ -47,7 +47,7 @@ def add_arguments(t: argparse.ArgumentParser) -> None:
 
 def run(args, target) -> int:
     """Tune, build, check, time and export, as ``tune`` does for Ansor."""
-    from ..experiments.registry import METASCHEDULE_MODELS, make_ms_model
+    from ..experiments.registry import METASCHEDULE_MODELS, from_tune_flags, make_ms_model
     from ..metaschedule.tuning import has_records, ms_tune
     from ..tir.compat import MODERN
     from ..workloads.networks import SINGLE_OPERATORS
@@ -63,9 +63,10 @@ def run(args, target) -> int:
     if args.model not in METASCHEDULE_MODELS:
         raise SystemExit(f"error: --model {args.model} is an Ansor model; MetaSchedule takes "
                          f"{', '.join(METASCHEDULE_MODELS)}")
-    if args.no_prior and args.model != "gnn":
-        raise SystemExit("error: --no-prior needs --model gnn (it tunes the online GNN alone)")
-    name = "gnn-online" if args.no_prior else args.model
+    try:  # --prior and --pretrained were refused above: only --no-prior is left to map
+        name, _ = from_tune_flags(args.model, None, args.no_prior, None)
+    except ValueError as err:
+        raise SystemExit(f"error: {err}") from None
     if args.export and args.no_build:
         raise SystemExit("error: --export writes the built library; drop --no-build")
     if has_records(args.log) and not args.resume:
