@@ -108,6 +108,7 @@ def _ansor(args, target, models: List[str]) -> int:
 def _metaschedule(args, target, models: List[str]) -> int:
     from ..experiments.runner import (framework_line, metaschedule_log, metaschedule_progress,
                                       metaschedule_runs, time_builds)
+    from ..tir.compat import MODERN
     from ..workloads.targets import with_num_cores
 
     target = with_num_cores(target)  # MetaSchedule's CPU rules need it
@@ -119,8 +120,11 @@ def _metaschedule(args, target, models: List[str]) -> int:
     progress = metaschedule_progress(workload, curves, args.out)
     write_progress(progress, os.path.join(args.out, "task_progress.json"))
     notes = [progress_table(progress)]
-    if workload.model is not None and not args.no_build:  # a Relax model (apache-tvm) builds
-        from ..metaschedule.relax_build import build_checked
+    if workload.model is not None and not args.no_build:  # a network builds
+        if MODERN:
+            from ..metaschedule.relax_build import build_checked
+        else:
+            from ..metaschedule.relay_build import build_checked
 
         logs = [metaschedule_log(args.out, c.model, c.seed) for c in curves]
         seconds = time_builds(curves, logs, workload.model, target, args.out,

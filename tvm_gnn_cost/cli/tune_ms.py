@@ -130,8 +130,7 @@ def load_ms_workload(args, target):
 
 def _trials_by_task(work_dir: str, workload):
     """Valid records of each task in the database of ``work_dir``."""
-    from ..metaschedule.relax_build import open_database
-    from ..metaschedule.tuning import measured_records
+    from ..metaschedule.tuning import measured_records, open_database
 
     records = measured_records(open_database(work_dir), [mod for _, mod in workload.modules])
     return {name: len(r) for (name, _), r in zip(workload.modules, records)}

@@ -19,15 +19,10 @@ import numpy as np
 
 from ..workloads.harness import (BuildReport, Built, Timer, check_outputs, export_library,
                                  reference_timer, time_side_by_side)
-from .cost_model import ms
 from .relax_models import RelaxModel
+from .tuning import fallback_tasks, open_database
 
 logger = logging.getLogger("tvm_gnn_cost")
-
-
-def open_database(work_dir: str):
-    """The JSON database MetaSchedule wrote in ``work_dir`` (``tune --log``)."""
-    return ms.database.JSONDatabase(work_dir=work_dir, allow_missing=False)
 
 
 def compile_tuned(model: RelaxModel, database, target):
@@ -51,15 +46,6 @@ def compile_tuned(model: RelaxModel, database, target):
 
     with target, database, tvm.transform.PassContext(opt_level=3):
         return relax.build(model.mod, target=target, relax_pipeline=pipeline)
-
-
-def fallback_tasks(names_and_modules, database, target) -> List[str]:
-    """Tasks (``(name, module)``) without a valid record in ``database``: built unscheduled."""
-    import tvm
-
-    target = tvm.target.Target(target)
-    return [name for name, mod in names_and_modules
-            if database.query_tuning_record(mod, target, name) is None]
 
 
 def vm_outputs(vm, feeds: Dict[str, np.ndarray], dev) -> List[np.ndarray]:
@@ -138,5 +124,4 @@ def build_and_time(model: RelaxModel, tasks, work_dir: str, target, number: int 
     return report
 
 
-__all__ = ["build_and_time", "build_checked", "compile_tuned", "fallback_tasks", "open_database",
-           "vm_outputs", "vm_timer"]
+__all__ = ["build_and_time", "build_checked", "compile_tuned", "vm_outputs", "vm_timer"]

@@ -37,7 +37,10 @@ class MSWorkload:
     name: str
     modules: List[Tuple[str, object]]  # (task name, IRModule)
     weights: List[float]
-    model: Optional[RelaxModel] = None  # the Relax model they come from, to build (apache-tvm)
+    #: the model they come from, to build: a Relax model (apache-tvm, :mod:`.relax_build`) or a
+    #: Relay network (:class:`~tvm_gnn_cost.workloads.networks.Workload`, TVM 0.19,
+    #: :mod:`.relay_build`); None for operators
+    model: Optional[object] = None
 
 
 def ms_workload(name: str, target, batch_size: int = 1,
@@ -97,19 +100,25 @@ def ms_workload_from_model(spec: str, target,
     """The MetaSchedule tasks of a user's model, as ``tune --network`` takes it.
 
     On TVM 0.19: an ONNX or TorchScript file or an entry point, through Relay (in the model's
-    own layout); tuned, not built. On apache-tvm: an ONNX file or an entry point, through
-    Relax (:func:`.relax_models.load_relax_model`, with ``input_ranges``, ``weight_prepack``
-    and ``layout``); the workload's ``model`` builds it (:mod:`.relax_build`).
+    own layout); the workload's ``model`` is the Relay network (:mod:`.relay_build` builds
+    it). On apache-tvm: an ONNX file or an entry point, through Relax
+    (:func:`.relax_models.load_relax_model`, with ``input_ranges``, ``weight_prepack`` and
+    ``layout``); the workload's ``model`` builds it (:mod:`.relax_build`).
     """
+    from ..workloads.inputs import input_ranges as ranges_of
     from ..workloads.models import load_model
-    from ..workloads.networks import relay
+    from ..workloads.networks import Workload, relay
     from ..workloads.targets import without_tophub
 
     without_tophub()
     if relay is not None:
         source = load_model(spec, input_shapes, layout=None, input_dtypes=input_dtypes)
         extracted = ms.relay_integration.extract_tasks(source.mod, target, source.params)
-        return _from_extracted(source.name, extracted, target)
+        workload = _from_extracted(source.name, extracted, target)
+        workload.model = Workload(source.name, [], [], source.mod, source.params, source.inputs,
+                                  reference=source.reference, framework=source.framework,
+                                  input_ranges=ranges_of(source.inputs, source.mod, input_ranges))
+        return workload
     return _from_model(load_relax_model(spec, target, input_shapes, input_dtypes, input_ranges,
                                         weight_prepack, layout), target)
 
@@ -307,6 +316,21 @@ def measured_records(database, mods) -> List[list]:
     return out
 
 
+def open_database(work_dir: str):
+    """The JSON database MetaSchedule wrote in ``work_dir`` (``tune --log``)."""
+    return ms.database.JSONDatabase(work_dir=work_dir, allow_missing=False)
+
+
+def fallback_tasks(names_and_modules, database, target) -> List[str]:
+    """Tasks (``(name, module)``) without a valid record in ``database``: built without a
+    tuned program (unscheduled on Relax, with TVM's default schedule on Relay)."""
+    import tvm
+
+    target = tvm.target.Target(target)
+    return [name for name, mod in names_and_modules
+            if database.query_tuning_record(mod, target, name) is None]
+
+
 def _learn_measured(database, contexts, model, best: List[float]) -> int:
     """Train ``model`` on the records ``database`` holds for ``contexts`` and set each
     task's ``best``; returns how many records there were."""
@@ -323,6 +347,6 @@ def _learn_measured(database, contexts, model, best: List[float]) -> int:
     return seen
 
 
-__all__ = ["MSWorkload", "RECORDS_FILE", "WORKLOADS_FILE", "has_records", "measured_records",
-           "repair_database", "task_costs", "ms_tune", "ms_workload", "ms_workload_from_model",
-           "ms_workload_from_torch", "relax_network"]
+__all__ = ["MSWorkload", "RECORDS_FILE", "WORKLOADS_FILE", "fallback_tasks", "has_records",
+           "measured_records", "open_database", "repair_database", "task_costs", "ms_tune",
+           "ms_workload", "ms_workload_from_model", "ms_workload_from_torch", "relax_network"]
