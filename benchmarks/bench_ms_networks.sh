@@ -16,7 +16,9 @@
 # The builds run once every seed is tuned (BUILD=0 tunes only). To stop in the middle of a
 # run, kill the benchmark, then KEEP=1 with the same networks and TAG keeps the run under way
 # as well (NAME.partial.*, dropped once the run is finished), which compare resumes from its
-# database, its tuning time counted up to the kill.
+# database, its tuning time counted up to the kill. Each network's shared_programs.md
+# (benchmarks/ms_shared_programs.py) gives the estimates with every program that several runs
+# measured at one latency.
 #   SEEDS=3 bash benchmarks/bench_ms_networks.sh cnn mobilenetv3_block gpt_block
 #   SEEDS=3 TRIALS_PER_TASK=16 MODELS=gnn,gnn-online TAG=prior-screen \
 #       bash benchmarks/bench_ms_networks.sh gpt_decoder_512
@@ -85,6 +87,10 @@ print(len(ms_workload_from_model('$spec', with_num_cores(host_target())).modules
     $PY -m tvm_gnn_cost compare "${args[@]}" --seeds "$seeds" --no-build
     keep_runs "$out/metaschedule" "$results/runs"
   done
+  # the same table with each program several runs measured at one latency (a task of one
+  # program is measured once a run: its noise is no model's doing)
+  $PY benchmarks/ms_shared_programs.py "$spec" "$out" > /dev/null
+  cp "$out"/{shared_programs.md,pooled_curves.json} "$results/"
   [[ $BUILD == 1 ]] || continue
   $PY -m tvm_gnn_cost compare "${args[@]}" --seeds "$SEEDS"
   cp "$out"/{curves.csv,curves.json,compare.json,curves.png,summary.md} "$results/"
