@@ -89,8 +89,11 @@ print(len(ms_workload_from_model('$spec', with_num_cores(host_target())).modules
   done
   # the same table with each program several runs measured at one latency (a task of one
   # program is measured once a run: its noise is no model's doing)
-  $PY benchmarks/ms_shared_programs.py "$spec" "$out" > /dev/null
-  cp "$out"/{shared_programs.md,pooled_curves.json} "$results/"
+  if $PY benchmarks/ms_shared_programs.py "$spec" "$out" > /dev/null; then
+    cp "$out"/{shared_programs.md,pooled_curves.json} "$results/"
+  else
+    echo "ms_shared_programs.py failed on $out; the benchmark goes on" >&2
+  fi
   [[ $BUILD == 1 ]] || continue
   $PY -m tvm_gnn_cost compare "${args[@]}" --seeds "$SEEDS"
   cp "$out"/{curves.csv,curves.json,compare.json,curves.png,summary.md} "$results/"

@@ -96,6 +96,9 @@ def main() -> None:
                 curve = Curve.from_dict(json.load(f))
             runs[(curve.model, curve.seed)] = (curve, read_run(path[:-len(".json")],
                                                                task_of_hash))
+    if not runs:
+        raise SystemExit(f"error: no finished run in {args.folder}/metaschedule "
+                         "(MODEL-seedN.json with its database in MODEL-seedN/)")
     measurements: Dict[Program, Dict[tuple, List[float]]] = {}
     for key, (_, records) in runs.items():
         for program, cost in records:
@@ -111,14 +114,13 @@ def main() -> None:
                          f"(final {again.final * 1e3:.4f} against {curve.final * 1e3:.4f} ms)")
         raw.append(curve)
         pooled.append(replay(curve, records, workload.weights, shared))
+    other = next((c.model for c in raw if c.model != args.reference), "")
     text = [f"# {args.network}: programs several runs measured, pooled", "",
             "As measured:", "", summary_table(raw, args.reference), "",
-            verdict(raw, next(c.model for c in raw if c.model != args.reference),
-                    args.reference), "",
+            verdict(raw, other, args.reference), "",
             "Each program several runs measured at the median of all its measurements:", "",
             summary_table(pooled, args.reference), "",
-            verdict(pooled, next(c.model for c in raw if c.model != args.reference),
-                    args.reference), "", *lines, "",
+            verdict(pooled, other, args.reference), "", *lines, "",
             "Shared programs that weigh (weight x spread of its runs' medians >= 1 us):", "",
             "| task | weight | pooled (us) | each run's (us) |", "|---|---:|---:|---|"]
     for (task, trace), value in sorted(shared.items(), key=lambda kv: kv[0][0]):
