@@ -4,8 +4,8 @@ A task whose design space holds a single program (the GPT block's GELU, whose er
 call MetaSchedule cannot vectorize; a reshape) is measured once in every run: each model
 measures the same program, so the runs differ there only by measurement noise, which no model
 can act on. On the GPT block that task carries about half the estimated latency, and seed 0's
-two runs measured its one program 418 and 475 us apart in time (a 14% gap, larger than the
-whole gap between the models on the tunable tasks).
+two runs, 24 minutes apart, measured its one program at 418 and 475 us (a 14% gap, larger
+than the whole gap between the two finals).
 
 This script reads every run's database (records in measuring order), gives each program (a
 task and its trace) that more than one run measured the median of all its measurements in
